@@ -1,0 +1,195 @@
+// Package chaos is fault injection behind one interface. A Backend runs a
+// cluster of election nodes in some world — containers (chaos/docker),
+// in-process nodes, or the simulator (sim) — applies faults to it, and feeds
+// everything that happens into a history.Sink. The harness drives any
+// Backend with the same scenario.
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// Op names a fault operation. The names are those of the scenario files and
+// of history.Fault.Op.
+type Op string
+
+const (
+	Kill      Op = "kill"      // SIGKILL: the node and its NATS server vanish
+	Stop      Op = "stop"      // SIGTERM: the node shuts down gracefully
+	Restart   Op = "restart"   // start a killed or stopped node again
+	Pause     Op = "pause"     // freeze the node (docker pause / virtual freeze)
+	Resume    Op = "resume"    // thaw a paused node
+	Partition Op = "partition" // cut links (Groups or Links)
+	Heal      Op = "heal"      // remove every cut, loss and delay
+	Loss      Op = "loss"      // drop a fraction of packets to/from Nodes
+	Delay     Op = "delay"     // delay packets to/from Nodes
+)
+
+// Ops lists every operation, for help text and validation.
+var Ops = []Op{Kill, Stop, Restart, Pause, Resume, Partition, Heal, Loss, Delay}
+
+// Fault is one resolved fault: targets are node IDs by now, not "leader".
+type Fault struct {
+	Op Op
+	// Nodes the fault applies to (kill, stop, restart, pause, resume,
+	// loss, delay).
+	Nodes []election.NodeID
+	// Groups of a partition: nodes in different groups cannot talk; a
+	// node in no group keeps all its links (a bridge is a node listed in
+	// two groups).
+	Groups [][]election.NodeID
+	// Links are extra directed cuts [from, to]: from's messages no longer
+	// reach to. One entry is a one-way cut.
+	Links [][2]election.NodeID
+	// Loss is the probability (0..1) a packet is dropped.
+	Loss float64
+	// Delay and Jitter for Op Delay.
+	Delay, Jitter time.Duration
+}
+
+// CutLinks returns every directed link the partition cuts: Links plus, for
+// Groups, each pair of nodes that share no group. members is the whole
+// membership (nodes in no group keep all their links).
+func (f Fault) CutLinks(members []election.NodeID) [][2]election.NodeID {
+	out := slices.Clone(f.Links)
+	if len(f.Groups) == 0 {
+		return out
+	}
+	groupsOf := map[election.NodeID][]int{}
+	for gi, g := range f.Groups {
+		for _, id := range g {
+			groupsOf[id] = append(groupsOf[id], gi)
+		}
+	}
+	share := func(a, b election.NodeID) bool {
+		ga, gb := groupsOf[a], groupsOf[b]
+		if len(ga) == 0 || len(gb) == 0 {
+			return true
+		}
+		for _, x := range ga {
+			if slices.Contains(gb, x) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, a := range members {
+		for _, b := range members {
+			if a != b && !share(a, b) {
+				l := [2]election.NodeID{a, b}
+				if !slices.Contains(out, l) {
+					out = append(out, l)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Record turns f into the history record of phase p with the scenario's
+// target text.
+func (f Fault) Record(t time.Time, target string, p history.FaultPhase, err error) history.Record {
+	hf := &history.Fault{Op: string(f.Op), Phase: p, Target: target, Nodes: f.Nodes, Groups: f.Groups, Links: f.Links}
+	if f.Loss > 0 || f.Delay > 0 {
+		hf.Params = map[string]interface{}{}
+		if f.Loss > 0 {
+			hf.Params["loss"] = f.Loss
+		}
+		if f.Delay > 0 {
+			hf.Params["delay"] = f.Delay.String()
+			hf.Params["jitter"] = f.Jitter.String()
+		}
+	}
+	if err != nil {
+		hf.Error = err.Error()
+	}
+	return history.Record{Time: t, Process: history.NemesisProcess, Kind: history.KindFault, Fault: hf}
+}
+
+// ClusterSpec is what a backend starts.
+type ClusterSpec struct {
+	// Name namespaces NATS subjects and names containers; unique per run.
+	Name      string
+	Algorithm string
+	Quorum    election.QuorumMode
+	// Members in ring order.
+	Members []election.NodeID
+	Timing  election.Timing
+	// Seed drives every random choice the backend makes (the simulator's
+	// network, the nodes' Rand).
+	Seed int64
+}
+
+// Validate checks a spec before anything starts.
+func (s ClusterSpec) Validate() error {
+	if s.Name == "" {
+		return fmt.Errorf("cluster: empty name")
+	}
+	a, err := election.Lookup(s.Algorithm)
+	if err != nil {
+		return fmt.Errorf("cluster %s: %w", s.Name, err)
+	}
+	if s.Quorum == election.Majority && !a.Quorum {
+		return fmt.Errorf("cluster %s: algorithm %s has no quorum mode", s.Name, s.Algorithm)
+	}
+	if len(s.Members) < 1 {
+		return fmt.Errorf("cluster %s: no members", s.Name)
+	}
+	cfg := election.Config{ID: s.Members[0], Members: s.Members, Quorum: s.Quorum, Timing: s.Timing.WithDefaults(), Rand: dummyRand}
+	return cfg.Validate()
+}
+
+// dummyRand satisfies Config.Validate's non-nil check; ClusterSpec.Validate
+// builds no machine.
+var dummyRand = rand.New(rand.NewPCG(0, 0))
+
+// State is a backend's snapshot of the cluster.
+type State struct {
+	// Views holds each node's last recorded view (absent: none yet).
+	Views map[election.NodeID]election.View
+	// Up: the node's process runs (not killed or stopped). A paused node
+	// is Up and Paused.
+	Up     map[election.NodeID]bool
+	Paused map[election.NodeID]bool
+	// Cut holds the directed links currently cut.
+	Cut map[[2]election.NodeID]bool
+}
+
+// Live reports whether id runs and is not paused.
+func (s State) Live(id election.NodeID) bool { return s.Up[id] && !s.Paused[id] }
+
+// Reachable reports whether a message from a reaches b now.
+func (s State) Reachable(a, b election.NodeID) bool {
+	return a == b || !s.Cut[[2]election.NodeID{a, b}]
+}
+
+// Backend runs one cluster.
+type Backend interface {
+	// Name is "docker", "local" or "sim".
+	Name() string
+	// Start brings up every member and begins recording into sink. It
+	// returns once every node has booted (not once a leader exists).
+	Start(ctx context.Context, spec ClusterSpec, sink history.Sink) error
+	// Apply injects a resolved fault; it returns once the fault is in
+	// effect. The backend records the fault's invoke and ok/fail records
+	// itself, so their times are the backend's clock.
+	Apply(ctx context.Context, f Fault, target string) error
+	// Await returns true as soon as cond holds on the current State, or
+	// false once d has passed on the backend's clock (virtual time in the
+	// simulator). cond is re-evaluated whenever a view changes.
+	Await(ctx context.Context, d time.Duration, cond func(State) bool) (bool, error)
+	// Now is the backend's clock.
+	Now() time.Time
+	// State is a snapshot.
+	State() State
+	// Close stops every node and removes everything Start created. It is
+	// safe to call after a failed Start and more than once.
+	Close(ctx context.Context) error
+}

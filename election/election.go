@@ -1,0 +1,330 @@
+// Package election is the pure core of ringleader: every leader-election
+// algorithm is a deterministic state machine that is handed one Event at a
+// time and answers with Effects (messages to send, timers to set or cancel, a
+// new View, state to persist).
+//
+// Nothing in a Machine owns a goroutine, reads a clock, does I/O or touches
+// global randomness. Time reaches it only as timer events, randomness only
+// through Config.Rand. The simulator (package sim) and the NATS node runtime
+// (package node) are the two worlds that drive the same machines; that split
+// is what makes a simulated run reproducible from its seed and a container run
+// comparable with it. The shape follows etcd's raft package.
+package election
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// NodeID identifies a node. IDs are positive; 0 means "nobody" (for example
+// an undecided view's leader, or a broadcast's recipient).
+type NodeID int
+
+// None is the zero NodeID: no leader, no recipient.
+const None NodeID = 0
+
+// Role is what a node believes its own part to be.
+type Role string
+
+const (
+	// Undecided: the node knows no leader and is not campaigning.
+	Undecided Role = "undecided"
+	// Candidate: the node takes part in an election it has not yet decided.
+	Candidate Role = "candidate"
+	// Follower: the node believes another node leads.
+	Follower Role = "follower"
+	// Leader: the node believes it leads.
+	Leader Role = "leader"
+)
+
+// View is what one node believes at one moment. Views are the testbed's
+// product: the harness records every change and the checkers judge them.
+type View struct {
+	Leader NodeID `json:"leader"`
+	Epoch  uint64 `json:"epoch"`
+	Role   Role   `json:"role"`
+}
+
+func (v View) String() string {
+	return fmt.Sprintf("{leader=%d epoch=%d role=%s}", v.Leader, v.Epoch, v.Role)
+}
+
+// Dir is a direction on a ring: +1 towards the successor (clockwise, the
+// order of Config.Members), -1 towards the predecessor.
+type Dir int
+
+const (
+	Clockwise        Dir = 1
+	CounterClockwise Dir = -1
+)
+
+// Message is the one message shape every algorithm uses. Type names follow
+// the literature (ELECTION, OK, COORDINATOR, ...). The optional fields carry
+// what a particular algorithm needs; unused ones stay zero and are omitted on
+// the wire. One flat shape keeps the wire format, the history and the fuzzed
+// decoder the same for every algorithm.
+type Message struct {
+	Type  string `json:"type"`
+	From  NodeID `json:"from"`
+	To    NodeID `json:"to"`
+	Epoch uint64 `json:"epoch"`
+
+	// Candidate is the ID a ring message carries (Chang–Roberts, HS,
+	// Peterson, variable-time) or the node a vote is for.
+	Candidate NodeID `json:"candidate,omitempty"`
+	// Members is an accumulated member list (the textbook ring) or the
+	// membership a COORDINATOR announces.
+	Members []NodeID `json:"members,omitempty"`
+	// Phase is a phase or round number (HS, Peterson, variable-time).
+	Phase int `json:"phase,omitempty"`
+	// Hop counts hops travelled or remaining (HS TTL).
+	Hop int `json:"hop,omitempty"`
+	// Dir is the direction a bidirectional ring message travels.
+	Dir Dir `json:"dir,omitempty"`
+	// Seq numbers a message for per-hop acknowledgements.
+	Seq uint64 `json:"seq,omitempty"`
+	// Reply marks a reply travelling back (HS) or a granted vote.
+	Reply bool `json:"reply,omitempty"`
+}
+
+// Clone returns a deep copy (Members is the only reference field).
+func (m Message) Clone() Message {
+	m.Members = slices.Clone(m.Members)
+	return m
+}
+
+// EventKind says what happened to a machine.
+type EventKind int
+
+const (
+	// EventStart is the first event a machine ever sees, or the first after
+	// a crash and restart (then Config.Durable holds what it persisted).
+	EventStart EventKind = iota + 1
+	// EventReceive delivers Event.Msg.
+	EventReceive
+	// EventTimer says the timer named Event.Timer fired.
+	EventTimer
+	// EventPeerDown is a hint from the runtime that Event.Peer is gone
+	// (for example NATS answered "no responders" or a route closed). It may
+	// be wrong or late; an algorithm may use it to start early, never to
+	// decide safety.
+	EventPeerDown
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case EventStart:
+		return "start"
+	case EventReceive:
+		return "receive"
+	case EventTimer:
+		return "timer"
+	case EventPeerDown:
+		return "peer-down"
+	}
+	return fmt.Sprintf("event(%d)", int(k))
+}
+
+// Event is one input to a machine.
+type Event struct {
+	Kind  EventKind
+	Msg   Message // EventReceive
+	Timer string  // EventTimer
+	Peer  NodeID  // EventPeerDown
+}
+
+// EffectKind says what a machine wants done.
+type EffectKind int
+
+const (
+	// EffectSend sends Effect.Msg to Effect.Msg.To. A send to a node that
+	// is dead or cut off is lost silently, as on core NATS.
+	EffectSend EffectKind = iota + 1
+	// EffectBroadcast sends a copy of Effect.Msg to every other member;
+	// the runtime fills in To for each copy. It counts as n−1 messages.
+	EffectBroadcast
+	// EffectSetTimer (re)arms the timer Effect.Timer to fire after
+	// Effect.After. Setting an armed timer replaces it.
+	EffectSetTimer
+	// EffectCancelTimer disarms Effect.Timer; a no-op when it is not armed.
+	EffectCancelTimer
+	// EffectView announces a new view. Machines emit it only when the view
+	// actually changes.
+	EffectView
+	// EffectPersist asks the runtime to store Effect.Durable so that it is
+	// handed back in Config.Durable after a crash and restart.
+	EffectPersist
+)
+
+func (k EffectKind) String() string {
+	switch k {
+	case EffectSend:
+		return "send"
+	case EffectBroadcast:
+		return "broadcast"
+	case EffectSetTimer:
+		return "set-timer"
+	case EffectCancelTimer:
+		return "cancel-timer"
+	case EffectView:
+		return "view"
+	case EffectPersist:
+		return "persist"
+	}
+	return fmt.Sprintf("effect(%d)", int(k))
+}
+
+// Effect is one output of a machine.
+type Effect struct {
+	Kind    EffectKind
+	Msg     Message       // EffectSend, EffectBroadcast
+	Timer   string        // EffectSetTimer, EffectCancelTimer
+	After   time.Duration // EffectSetTimer
+	View    View          // EffectView
+	Durable Durable       // EffectPersist
+}
+
+// Durable is the state an algorithm needs to survive a crash, as a raft
+// node's HardState: the highest epoch it has seen and the epoch it last voted
+// in (so a restarted voter cannot vote twice in one epoch).
+type Durable struct {
+	Epoch      uint64 `json:"epoch"`
+	VotedEpoch uint64 `json:"voted_epoch"`
+	VotedFor   NodeID `json:"voted_for"`
+}
+
+// Machine is one node's algorithm state.
+type Machine interface {
+	// Step feeds one event and returns what the machine wants done, in
+	// order. Step must not retain the returned slice's messages' Members
+	// slices after returning (callers may hand them to other goroutines).
+	Step(Event) []Effect
+	// View is the machine's current view.
+	View() View
+}
+
+// QuorumMode says whether a leader needs a majority.
+type QuorumMode string
+
+const (
+	// NoQuorum: any node may lead the nodes it can reach (split brain is
+	// possible under partitions, as in the papers).
+	NoQuorum QuorumMode = ""
+	// Majority: a leader needs votes from a majority of the configured
+	// membership and holds a lease (see package bully).
+	Majority QuorumMode = "majority"
+)
+
+// Timing holds the failure-detection and protocol timeouts. The same values
+// mean virtual time in the simulator and wall time in the node runtime.
+type Timing struct {
+	// Heartbeat is how often a leader tells followers it is alive.
+	Heartbeat time.Duration `json:"heartbeat" yaml:"heartbeat"`
+	// Suspicion is how long a follower waits without hearing the leader
+	// before it suspects the leader and starts an election.
+	Suspicion time.Duration `json:"suspicion" yaml:"suspicion"`
+	// Answer is how long a node waits for an answer (OK, vote, hop ack)
+	// before it treats the peer as dead.
+	Answer time.Duration `json:"answer" yaml:"answer"`
+}
+
+// DefaultTiming is used when a Timing field is zero. Suspicion is several
+// heartbeats so that one lost heartbeat does not cause an election.
+var DefaultTiming = Timing{
+	Heartbeat: 100 * time.Millisecond,
+	Suspicion: 500 * time.Millisecond,
+	Answer:    200 * time.Millisecond,
+}
+
+// WithDefaults fills zero fields from DefaultTiming.
+func (t Timing) WithDefaults() Timing {
+	if t.Heartbeat <= 0 {
+		t.Heartbeat = DefaultTiming.Heartbeat
+	}
+	if t.Suspicion <= 0 {
+		t.Suspicion = DefaultTiming.Suspicion
+	}
+	if t.Answer <= 0 {
+		t.Answer = DefaultTiming.Answer
+	}
+	return t
+}
+
+// Validate reports a timing that cannot work.
+func (t Timing) Validate() error {
+	if t.Heartbeat <= 0 || t.Suspicion <= 0 || t.Answer <= 0 {
+		return fmt.Errorf("timing: heartbeat, suspicion and answer must be positive (got %v, %v, %v)", t.Heartbeat, t.Suspicion, t.Answer)
+	}
+	if t.Suspicion <= t.Heartbeat {
+		return fmt.Errorf("timing: suspicion (%v) must be longer than heartbeat (%v), or every follower suspects a live leader", t.Suspicion, t.Heartbeat)
+	}
+	return nil
+}
+
+// Config is everything a machine is built from.
+type Config struct {
+	// ID is this node's ID; it must be in Members.
+	ID NodeID
+	// Members is the whole configured membership. For ring algorithms
+	// its order is the ring: Members[i+1] is Members[i]'s successor.
+	Members []NodeID
+	Quorum  QuorumMode
+	Timing  Timing
+	// Rand is the machine's only source of randomness; the runtime seeds
+	// it (from the run's seed in the simulator).
+	Rand *rand.Rand
+	// Durable is what the machine persisted before a crash (zero on a
+	// first start).
+	Durable Durable
+}
+
+// Validate checks the parts of a Config every algorithm relies on.
+func (c Config) Validate() error {
+	if c.ID <= 0 {
+		return fmt.Errorf("node ID %d: IDs must be positive", c.ID)
+	}
+	if len(c.Members) == 0 {
+		return fmt.Errorf("node %d: empty membership", c.ID)
+	}
+	seen := make(map[NodeID]bool, len(c.Members))
+	for _, m := range c.Members {
+		if m <= 0 {
+			return fmt.Errorf("membership %v: ID %d is not positive", c.Members, m)
+		}
+		if seen[m] {
+			return fmt.Errorf("membership %v: ID %d appears twice", c.Members, m)
+		}
+		seen[m] = true
+	}
+	if !seen[c.ID] {
+		return fmt.Errorf("node %d is not in the membership %v", c.ID, c.Members)
+	}
+	switch c.Quorum {
+	case NoQuorum, Majority:
+	default:
+		return fmt.Errorf("quorum %q: want \"\" (none) or %q", c.Quorum, Majority)
+	}
+	if c.Rand == nil {
+		return fmt.Errorf("node %d: Config.Rand is nil (the runtime must seed one)", c.ID)
+	}
+	return c.Timing.Validate()
+}
+
+// Index returns the position of id in Members, or -1.
+func (c Config) Index(id NodeID) int { return slices.Index(c.Members, id) }
+
+// Successor returns the member after id on the ring (wrapping).
+func (c Config) Successor(id NodeID) NodeID {
+	return c.Members[(c.Index(id)+1)%len(c.Members)]
+}
+
+// Predecessor returns the member before id on the ring (wrapping).
+func (c Config) Predecessor(id NodeID) NodeID {
+	n := len(c.Members)
+	return c.Members[(c.Index(id)-1+n)%n]
+}
+
+// MajoritySize is the smallest majority of the configured membership.
+func (c Config) MajoritySize() int { return len(c.Members)/2 + 1 }

@@ -1,0 +1,3 @@
+module github.com/ringleader-dev/ringleader
+
+go 1.26.8

@@ -1,0 +1,103 @@
+// Package history is the record of a run: one JSON object per line, written
+// as it happens, so that a run that crashes still leaves everything it saw.
+//
+// Records come from two kinds of process, in Jepsen's vocabulary: nodes
+// (views, messages sent, received and dropped, boots) and the nemesis (fault
+// operations, each an "invoke" followed by an "ok" or "fail" once it took
+// effect). The simulator writes these records directly; the container harness
+// builds them from the nodes' JSON log lines (see ParseNodeLog) and from its
+// own fault operations. The checkers read nothing else.
+package history
+
+import (
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+// Kind is what a record says happened.
+type Kind string
+
+const (
+	// KindBoot: a node process started (a new boot ID).
+	KindBoot Kind = "boot"
+	// KindView: a node's view changed; View is the new view.
+	KindView Kind = "view"
+	// KindSend: a node sent Msg.
+	KindSend Kind = "send"
+	// KindRecv: a node received and accepted Msg.
+	KindRecv Kind = "recv"
+	// KindDrop: a node received something it rejected (Reason says why).
+	KindDrop Kind = "drop"
+	// KindFault: a nemesis operation (Fault is set).
+	KindFault Kind = "fault"
+	// KindStop: a node process stopped gracefully (it logged so).
+	KindStop Kind = "stop"
+	// KindMark: a harness annotation (a scenario step began, an
+	// expectation was checked); Note says what.
+	KindMark Kind = "mark"
+)
+
+// NemesisProcess is the Process of every fault record.
+const NemesisProcess = "nemesis"
+
+// Record is one line of history.jsonl.
+type Record struct {
+	// Time is when it happened: wall time for container runs, a fixed
+	// origin plus virtual time for simulated runs (see SimOrigin).
+	Time time.Time `json:"time"`
+	// Process is "node" for node records or NemesisProcess.
+	Process string `json:"process"`
+	Kind    Kind   `json:"kind"`
+
+	// Node-side fields.
+	Node election.NodeID `json:"node,omitempty"`
+	// Boot identifies one run of a node process; Seq numbers that boot's
+	// log lines from 1 without gaps, so a recorder that follows logs
+	// across restarts can drop duplicates and notice losses.
+	Boot string            `json:"boot,omitempty"`
+	Seq  uint64            `json:"seq,omitempty"`
+	View *election.View    `json:"view,omitempty"`
+	Msg  *election.Message `json:"msg,omitempty"`
+	// Reason explains a drop ("malformed", "foreign-cluster", ...).
+	Reason string `json:"reason,omitempty"`
+
+	// Nemesis-side fields.
+	Fault *Fault `json:"fault,omitempty"`
+
+	// Note is free text for marks.
+	Note string `json:"note,omitempty"`
+}
+
+// FaultPhase follows Jepsen's op types.
+type FaultPhase string
+
+const (
+	// FaultInvoke: the nemesis is about to apply the fault.
+	FaultInvoke FaultPhase = "invoke"
+	// FaultOK: the fault took effect.
+	FaultOK FaultPhase = "ok"
+	// FaultFail: the fault could not be applied (Error says why).
+	FaultFail FaultPhase = "fail"
+)
+
+// Fault is a nemesis operation. Op names are those of package chaos:
+// kill, stop, restart, pause, resume, partition, heal, loss, delay.
+type Fault struct {
+	Op    string     `json:"op"`
+	Phase FaultPhase `json:"phase"`
+	// Target is the target as written in the scenario ("leader",
+	// "minority", "3", ...); Nodes is what it resolved to at that moment.
+	Target string            `json:"target,omitempty"`
+	Nodes  []election.NodeID `json:"nodes,omitempty"`
+	// Groups is a partition's components; Links lists cut directed links
+	// as [from, to] pairs (a one-way cut has one direction only).
+	Groups [][]election.NodeID    `json:"groups,omitempty"`
+	Links  [][2]election.NodeID   `json:"links,omitempty"`
+	Params map[string]interface{} `json:"params,omitempty"`
+	Error  string                 `json:"error,omitempty"`
+}
+
+// SimOrigin is the wall-clock origin of simulated histories: virtual time 0.
+// A fixed origin keeps a seed's history byte-identical across runs.
+var SimOrigin = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -1,0 +1,96 @@
+package history
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+// The node runtime writes one logrus JSON line per event on stdout. These are
+// the fixed keys of that schema (documented in docs/logs.md); the harness
+// depends on them, so change them only with a version bump of the schema.
+const (
+	LogTime    = "time"    // RFC 3339 with nanoseconds, wall clock
+	LogLevel   = "level"   // logrus level
+	LogMsg     = "msg"     // human text
+	LogNode    = "node"    // node ID (number)
+	LogBoot    = "boot"    // boot ID (string, new on every process start)
+	LogSeq     = "seq"     // per-boot sequence number, from 1, no gaps
+	LogEvent   = "event"   // one of the Log* event values below
+	LogLeader  = "leader"  // view: leader ID (0 = none)
+	LogEpoch   = "epoch"   // view or message epoch
+	LogRole    = "role"    // view: role
+	LogType    = "type"    // message type
+	LogFrom    = "from"    // message sender
+	LogTo      = "to"      // message recipient
+	LogMessage = "message" // the whole election.Message as a JSON object
+	LogReason  = "reason"  // drop: why
+	LogSchema  = "schema"  // boot: log schema version
+)
+
+// LogSchemaVersion is the version of the node log schema.
+const LogSchemaVersion = 1
+
+// Event values of the LogEvent key. They are the history Kinds a line maps
+// to, so a log line and its history record say the same word.
+const (
+	EventBoot = string(KindBoot)
+	EventView = string(KindView)
+	EventSend = string(KindSend)
+	EventRecv = string(KindRecv)
+	EventDrop = string(KindDrop)
+	EventStop = string(KindStop)
+)
+
+// nodeLogLine is the subset of a node log line the harness reads.
+type nodeLogLine struct {
+	Time    time.Time         `json:"time"`
+	Node    election.NodeID   `json:"node"`
+	Boot    string            `json:"boot"`
+	Seq     uint64            `json:"seq"`
+	Event   string            `json:"event"`
+	Leader  election.NodeID   `json:"leader"`
+	Epoch   uint64            `json:"epoch"`
+	Role    election.Role     `json:"role"`
+	Message *election.Message `json:"message"`
+	Reason  string            `json:"reason"`
+}
+
+// ParseNodeLog turns one node log line into a history record. It returns
+// ok=false, with no error, for valid JSON lines that carry no event (plain
+// informational logs); an error for a line that is not JSON or whose event
+// lacks what it needs.
+func ParseNodeLog(line []byte) (rec Record, ok bool, err error) {
+	var l nodeLogLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return Record{}, false, fmt.Errorf("node log: not a JSON object: %w", err)
+	}
+	if l.Event == "" {
+		return Record{}, false, nil
+	}
+	if l.Node <= 0 || l.Boot == "" || l.Seq == 0 {
+		return Record{}, false, fmt.Errorf("node log: %s event lacks node, boot or seq", l.Event)
+	}
+	rec = Record{Time: l.Time, Process: "node", Node: l.Node, Boot: l.Boot, Seq: l.Seq}
+	switch l.Event {
+	case EventBoot, EventStop:
+		rec.Kind = Kind(l.Event)
+	case EventView:
+		rec.Kind = KindView
+		rec.View = &election.View{Leader: l.Leader, Epoch: l.Epoch, Role: l.Role}
+	case EventSend, EventRecv:
+		if l.Message == nil {
+			return Record{}, false, fmt.Errorf("node log: %s event without %q", l.Event, LogMessage)
+		}
+		rec.Kind = Kind(l.Event)
+		rec.Msg = l.Message
+	case EventDrop:
+		rec.Kind = KindDrop
+		rec.Reason = l.Reason
+	default:
+		return Record{}, false, nil // a newer event this harness does not know
+	}
+	return rec, true, nil
+}
