@@ -1,0 +1,451 @@
+package check
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// settled reports whether, in s, every component that is entitled to a
+// leader agrees on one: all its nodes view the same leader, that leader is a
+// live member of the component, and it is not exclude. Without a quorum every
+// component is entitled; with one, only a component holding a majority of
+// the membership. Bridged components are not judged (see Components). At
+// least one component must be judged: no live nodes, or no majority
+// anywhere, is not settled. leaders maps each judged component's smallest
+// ID to its leader.
+func settled(s chaos.State, members []election.NodeID, q election.QuorumMode, exclude election.NodeID) (leaders []election.NodeID, ok bool) {
+	maj := majority(members)
+	judged := 0
+	for _, c := range Components(s, members) {
+		if !c.Clique || (q == election.Majority && len(c.Nodes) < maj) {
+			continue
+		}
+		judged++
+		l := s.Views[c.Nodes[0]].Leader
+		if l == 0 || l == exclude || !slices.Contains(c.Nodes, l) {
+			return nil, false
+		}
+		for _, n := range c.Nodes {
+			if s.Views[n].Leader != l {
+				return nil, false
+			}
+		}
+		leaders = append(leaders, l)
+	}
+	return leaders, judged > 0
+}
+
+// firstSettled is the first instant in [from, to] at which the state is
+// settled.
+func firstSettled(t *Timeline, from, to time.Time, q election.QuorumMode, exclude election.NodeID) (time.Time, []election.NodeID, bool) {
+	for _, at := range t.Changes(from, to) {
+		if l, ok := settled(t.StateAt(at), t.Members, q, exclude); ok {
+			return at, l, true
+		}
+	}
+	return time.Time{}, nil, false
+}
+
+// LivenessEvidence is the evidence of liveness.
+type LivenessEvidence struct {
+	LastFault   string            `json:"last_fault,omitempty"` // its label; empty when the run had none
+	From        time.Time         `json:"from"`                 // the last fault's effect, or the history's start
+	FromOffset  string            `json:"from_offset"`
+	Bound       time.Duration     `json:"bound"`
+	Reached     bool              `json:"reached"`
+	At          time.Time         `json:"at,omitempty"`
+	Took        time.Duration     `json:"took,omitempty"`
+	TookMillis  float64           `json:"took_ms,omitempty"`
+	Leaders     []election.NodeID `json:"leaders,omitempty"`
+	HistoryLeft time.Duration     `json:"history_left"` // from From to the history's end
+}
+
+// checkLiveness: after the last fault (a heal included), every live node
+// views one live leader within the bound. With a partition still in force,
+// each component entitled to a leader must agree on its own.
+func checkLiveness(t *Timeline, _ []history.Record, opts Options) Verdict {
+	bound := opts.LivenessBound
+	if bound <= 0 {
+		bound = DefaultLivenessBound(opts.Timing)
+	}
+	ev := LivenessEvidence{From: t.Start, Bound: bound}
+	for _, f := range t.Faults {
+		if at := f.At(); !at.Before(ev.From) {
+			ev.From, ev.LastFault = at, f.Label
+		}
+	}
+	ev.FromOffset = rel(t, ev.From)
+	ev.HistoryLeft = t.End.Sub(ev.From)
+	at, leaders, ok := firstSettled(t, ev.From, t.End, opts.Quorum, 0)
+	since := "the start"
+	if ev.LastFault != "" {
+		since = fmt.Sprintf("the last fault (%s at %s)", ev.LastFault, ev.FromOffset)
+	}
+	v := Verdict{Checker: Liveness, Evidence: &ev}
+	if !ok {
+		v.Summary = fmt.Sprintf("no leader agreed by every live node in the %v between %s and the end of the history (bound %v)", ev.HistoryLeft, since, bound)
+		return v
+	}
+	ev.Reached, ev.At, ev.Leaders = true, at, leaders
+	ev.Took = at.Sub(ev.From)
+	ev.TookMillis = ms(ev.Took)
+	v.Pass = ev.Took <= bound
+	rel := "within"
+	if !v.Pass {
+		rel = "beyond"
+	}
+	v.Summary = fmt.Sprintf("leader %s agreed %v after %s, %s the bound %v", idList(leaders), ev.Took, since, rel, bound)
+	return v
+}
+
+// Failover is one fault that removed the leader (kill, stop or pause of the
+// node most live nodes viewed as leader, or of a node that viewed itself
+// as leader) and how long the cluster took to settle on another.
+type Failover struct {
+	Op        string            `json:"op"`
+	Label     string            `json:"label"`
+	Leader    election.NodeID   `json:"leader"`  // the leader the fault removed
+	Invoked   time.Time         `json:"invoked"` // the fault's invoke record
+	From      time.Time         `json:"from"`    // its ok record (the invoke when there is none)
+	Recovered bool              `json:"recovered"`
+	At        time.Time         `json:"at,omitempty"`
+	NewLeader []election.NodeID `json:"new_leader,omitempty"`
+	Duration  time.Duration     `json:"duration,omitempty"`
+	Millis    float64           `json:"ms,omitempty"`
+	// Note explains a failover that did not recover: the next fault came
+	// first, or the history ended.
+	Note string `json:"note,omitempty"`
+}
+
+// Failovers measures, for every kill, stop or pause of the then-leader, the
+// time from the fault taking effect to the first instant every live node
+// (per component, as liveness judges) views one new live leader. The search
+// stops at the next fault's invoke: what happens after that is no longer this
+// fault's failover.
+func Failovers(recs []history.Record, opts Options) []Failover {
+	t := NewTimeline(recs, opts.Members)
+	return FailoversOf(t, opts.Quorum)
+}
+
+// FailoversOf is Failovers over an existing timeline.
+func FailoversOf(t *Timeline, q election.QuorumMode) []Failover {
+	var out []Failover
+	for i, f := range t.Faults {
+		switch chaos.Op(f.Op) {
+		case chaos.Kill, chaos.Stop, chaos.Pause:
+		default:
+			continue
+		}
+		if f.Failed || f.Applied.IsZero() {
+			continue
+		}
+		leader := leaderAmong(t.StateAt(f.Invoked), t.Members, f.Nodes)
+		if leader == 0 {
+			continue
+		}
+		fo := Failover{Op: f.Op, Label: f.Label, Leader: leader, Invoked: f.Invoked, From: f.At()}
+		limit, why := t.End, "the history ended first"
+		for _, g := range t.Faults[i+1:] {
+			if g.Invoked.After(fo.From) {
+				limit, why = g.Invoked, fmt.Sprintf("the next fault (%s) came first", g.Label)
+				break
+			}
+		}
+		at, leaders, ok := firstSettled(t, fo.From, limit, q, leader)
+		if ok && (at.Before(limit) || limit.Equal(t.End)) {
+			fo.Recovered, fo.At, fo.NewLeader = true, at, leaders
+			fo.Duration = at.Sub(fo.From)
+			fo.Millis = ms(fo.Duration)
+		} else {
+			fo.Note = "no new leader agreed before " + why
+		}
+		out = append(out, fo)
+	}
+	return out
+}
+
+// leaderAmong returns the target that led at s: one that viewed itself as
+// leader, else the one most live nodes viewed as leader; 0 when no target
+// led.
+func leaderAmong(s chaos.State, members, targets []election.NodeID) election.NodeID {
+	for _, n := range targets {
+		if s.Up[n] && s.Views[n].Role == election.Leader {
+			return n
+		}
+	}
+	votes := map[election.NodeID]int{}
+	best, bestVotes := election.None, 0
+	for _, m := range members {
+		if !s.Live(m) {
+			continue
+		}
+		l := s.Views[m].Leader
+		if l == 0 {
+			continue
+		}
+		votes[l]++
+		if votes[l] > bestVotes || (votes[l] == bestVotes && l > best) {
+			best, bestVotes = l, votes[l]
+		}
+	}
+	if slices.Contains(targets, best) {
+		return best
+	}
+	return 0
+}
+
+// FailoverStats summarises the recovered failovers: how many, and the
+// nearest-rank 50th and 95th percentiles and the maximum of their durations.
+type FailoverStats struct {
+	N           int           `json:"n"`
+	Unrecovered int           `json:"unrecovered"`
+	P50         time.Duration `json:"p50"`
+	P95         time.Duration `json:"p95"`
+	Max         time.Duration `json:"max"`
+}
+
+// Stats computes FailoverStats.
+func Stats(fs []Failover) FailoverStats {
+	var ds []time.Duration
+	var st FailoverStats
+	for _, f := range fs {
+		if f.Recovered {
+			ds = append(ds, f.Duration)
+		} else {
+			st.Unrecovered++
+		}
+	}
+	st.N = len(ds)
+	if len(ds) == 0 {
+		return st
+	}
+	slices.Sort(ds)
+	rank := func(p float64) time.Duration {
+		i := int(math.Ceil(p/100*float64(len(ds)))) - 1
+		return ds[max(i, 0)]
+	}
+	st.P50, st.P95, st.Max = rank(50), rank(95), ds[len(ds)-1]
+	return st
+}
+
+// Election is one stretch of election traffic: from the moment the cluster
+// stopped being settled (or the history's start) to the moment it next
+// stopped being settled, with the sends in between. Sends made while
+// settled (stragglers) count for the election that just settled.
+type Election struct {
+	Start      time.Time         `json:"start"`
+	Offset     string            `json:"offset"`
+	Agreed     time.Time         `json:"agreed,omitempty"` // zero: never settled
+	Leaders    []election.NodeID `json:"leaders,omitempty"`
+	Election   int               `json:"election"`
+	Announce   int               `json:"announce"`
+	ByType     map[string]int    `json:"by_type"`
+	Unfinished bool              `json:"unfinished,omitempty"`
+}
+
+// Counts are message totals by type and class.
+type Counts struct {
+	ByType      map[string]int `json:"by_type"`
+	Election    int            `json:"election"`
+	Announce    int            `json:"announce"`
+	Maintenance int            `json:"maintenance"`
+	Total       int            `json:"total"`
+}
+
+// sendWeight is how many messages a send record stands for: a broadcast
+// logged once with no recipient is n−1 messages.
+func sendWeight(r history.Record, n int) int {
+	if r.Msg.To == 0 {
+		return max(n-1, 0)
+	}
+	return 1
+}
+
+// CountSends counts every send record by type and class.
+func CountSends(recs []history.Record, a election.Algorithm, members []election.NodeID) Counts {
+	c := Counts{ByType: map[string]int{}}
+	for _, r := range recs {
+		if r.Kind != history.KindSend || r.Msg == nil {
+			continue
+		}
+		w := sendWeight(r, len(members))
+		c.ByType[r.Msg.Type] += w
+		c.Total += w
+		switch {
+		case a.IsElection(r.Msg.Type):
+			c.Election += w
+		case a.IsAnnounce(r.Msg.Type):
+			c.Announce += w
+		default:
+			c.Maintenance += w
+		}
+	}
+	return c
+}
+
+// Elections segments the history's election and announce sends into
+// elections (see Election). Stretches with no such sends are left out.
+func Elections(t *Timeline, recs []history.Record, a election.Algorithm, q election.QuorumMode) []Election {
+	// Settled stretches, from the snapshots.
+	type stretch struct {
+		start, end time.Time
+		leaders    []election.NodeID
+	}
+	var stable []stretch
+	for i, sn := range t.snaps {
+		end := t.End
+		if i+1 < len(t.snaps) {
+			end = t.snaps[i+1].at
+			if end.Equal(sn.at) {
+				continue // only the last state of an instant lasts
+			}
+		}
+		l, ok := settled(sn.state, t.Members, q, 0)
+		switch {
+		case ok && len(stable) > 0 && stable[len(stable)-1].end.Equal(sn.at) && slices.Equal(stable[len(stable)-1].leaders, l):
+			stable[len(stable)-1].end = end
+		case ok:
+			stable = append(stable, stretch{sn.at, end, l})
+		}
+	}
+	var out []Election
+	segStart := t.Start
+	var segs []Election
+	for _, s := range stable {
+		segs = append(segs, Election{Start: segStart, Agreed: s.start, Leaders: s.leaders})
+		segStart = s.end
+	}
+	if len(stable) == 0 || stable[len(stable)-1].end.Before(t.End) {
+		segs = append(segs, Election{Start: segStart, Unfinished: true})
+	}
+	// Segment i spans [segs[i].Start, segs[i+1].Start); the last one runs
+	// to the end inclusive.
+	i := 0
+	for k := range segs {
+		segs[k].ByType = map[string]int{}
+		segs[k].Offset = rel(t, segs[k].Start)
+	}
+	for _, r := range recs {
+		if r.Kind != history.KindSend || r.Msg == nil {
+			continue
+		}
+		el, an := a.IsElection(r.Msg.Type), a.IsAnnounce(r.Msg.Type)
+		if !el && !an {
+			continue
+		}
+		for i+1 < len(segs) && !r.Time.Before(segs[i+1].Start) {
+			i++
+		}
+		w := sendWeight(r, len(t.Members))
+		segs[i].ByType[r.Msg.Type] += w
+		if el {
+			segs[i].Election += w
+		} else {
+			segs[i].Announce += w
+		}
+	}
+	for _, s := range segs {
+		if s.Election+s.Announce > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ComplexityEvidence is the evidence of message-complexity.
+type ComplexityEvidence struct {
+	Counts    Counts     `json:"counts"`
+	Elections []Election `json:"elections"`
+	// The first election, compared with the formula when it was fault-free.
+	Formula  *election.Formula `json:"formula,omitempty"`
+	First    int               `json:"first_election_messages"`
+	Compared bool              `json:"compared"`
+	Note     string            `json:"note,omitempty"`
+}
+
+// checkMessageComplexity counts election and announce messages, segments
+// them into elections and, when the first election ran without a fault,
+// compares its election messages with the algorithm's formula: equal when
+// the formula is exact, at most when it is a bound. The first election's
+// messages are those sent before the first fault and before the cluster
+// first stopped being settled, so that stragglers sent after every node
+// agreed still count.
+func checkMessageComplexity(t *Timeline, recs []history.Record, opts Options) Verdict {
+	a := opts.Algorithm
+	ev := &ComplexityEvidence{
+		Counts:    CountSends(recs, a, t.Members),
+		Elections: Elections(t, recs, a, opts.Quorum),
+	}
+	v := Verdict{Checker: MessageComplexity, Evidence: ev, Pass: true}
+	if ev.Counts.Total == 0 {
+		v.Pass = false
+		v.Summary = "the history has no send records: nothing to count (was message logging off?)"
+		return v
+	}
+	counts := fmt.Sprintf("%d election, %d announce, %d maintenance message(s)", ev.Counts.Election, ev.Counts.Announce, ev.Counts.Maintenance)
+	if a.Formula == nil {
+		v.Summary = counts + "; the algorithm publishes no formula"
+		return v
+	}
+	f := a.Formula(t.Members)
+	ev.Formula = &f
+	firstFault := t.End.Add(time.Nanosecond)
+	for _, fs := range t.Faults {
+		if fs.Invoked.Before(firstFault) {
+			firstFault = fs.Invoked
+		}
+	}
+	agreedAt, _, ok := firstSettled(t, t.Start, t.End, opts.Quorum, 0)
+	if !ok || !agreedAt.Before(firstFault) {
+		ev.Note = "the first election did not settle before the first fault; formula not compared"
+		v.Summary = counts + "; " + ev.Note
+		return v
+	}
+	cutoff := firstFault
+	for _, at := range t.Changes(agreedAt, t.End)[1:] {
+		if _, ok := settled(t.StateAt(at), t.Members, opts.Quorum, 0); !ok {
+			cutoff = earlierOf(cutoff, at)
+			break
+		}
+	}
+	for _, r := range recs {
+		if r.Kind == history.KindSend && r.Msg != nil && r.Time.Before(cutoff) && a.IsElection(r.Msg.Type) {
+			ev.First += sendWeight(r, len(t.Members))
+		}
+	}
+	ev.Compared = true
+	rel := "="
+	if f.Exact {
+		v.Pass = math.Abs(float64(ev.First)-f.Value) < 1e-9
+		if !v.Pass {
+			rel = "≠"
+		}
+	} else {
+		v.Pass = float64(ev.First) <= f.Value+1e-9
+		rel = "≤"
+		if !v.Pass {
+			rel = ">"
+		}
+	}
+	kind := "exact"
+	if !f.Exact {
+		kind = "bound"
+	}
+	v.Summary = fmt.Sprintf("first election: %d election message(s) %s %s (%s: %s); %s in all",
+		ev.First, rel, trimFloat(f.Value), kind, strings.TrimSpace(f.Name), counts)
+	return v
+}
+
+func trimFloat(x float64) string {
+	if x == math.Trunc(x) {
+		return fmt.Sprintf("%d", int64(x))
+	}
+	return fmt.Sprintf("%.2f", x)
+}

@@ -1,0 +1,255 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// LeaderInterval is a stretch during which one node held role=leader. It
+// ends when the node's view changes, when the node is killed or stopped, or
+// at the end of the history (Open). A pause does not end it: a frozen leader
+// still believes it leads and acts on that the moment it thaws.
+type LeaderInterval struct {
+	Node  election.NodeID `json:"node"`
+	Start time.Time       `json:"start"`
+	End   time.Time       `json:"end"`
+	// Epochs the node led in during the interval, in order.
+	Epochs []uint64 `json:"epochs"`
+	Open   bool     `json:"open,omitempty"`
+}
+
+// LeaderIntervals returns every node's leader intervals, sorted by start.
+// Consecutive leader views of one node (a new epoch) form one interval.
+func LeaderIntervals(t *Timeline) []LeaderInterval {
+	var out []LeaderInterval
+	for _, lane := range t.Lanes {
+		var cur *LeaderInterval
+		for _, v := range lane.Views {
+			if v.View.Role != election.Leader {
+				continue
+			}
+			if cur != nil && cur.End.Equal(v.Start) {
+				cur.End = v.End
+				if cur.Epochs[len(cur.Epochs)-1] != v.View.Epoch {
+					cur.Epochs = append(cur.Epochs, v.View.Epoch)
+				}
+				continue
+			}
+			if cur != nil {
+				out = append(out, *cur)
+			}
+			cur = &LeaderInterval{Node: lane.Node, Start: v.Start, End: v.End, Epochs: []uint64{v.View.Epoch}}
+		}
+		if cur != nil {
+			out = append(out, *cur)
+		}
+	}
+	for i := range out {
+		out[i].Open = out[i].End.Equal(t.End) && livenessOf(t.StateAt(t.End), out[i].Node) != Down
+	}
+	slices.SortStableFunc(out, func(a, b LeaderInterval) int {
+		if c := a.Start.Compare(b.Start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Node, b.Node)
+	})
+	return out
+}
+
+// Overlap is an instant range during which two nodes both held role=leader.
+type Overlap struct {
+	Nodes    [2]election.NodeID `json:"nodes"`
+	Start    time.Time          `json:"start"`
+	End      time.Time          `json:"end"`
+	Offset   string             `json:"offset"` // Start from the history's start
+	Duration time.Duration      `json:"duration"`
+	Millis   float64            `json:"ms"`
+	// Paused lists the nodes of the pair that were paused at some point
+	// of the overlap: a stale leader that did not know it was replaced.
+	Paused []election.NodeID `json:"paused,omitempty"`
+	// Open: still overlapping when the history ends.
+	Open bool `json:"open,omitempty"`
+}
+
+// SplitBrainEvidence is the evidence of no-split-brain.
+type SplitBrainEvidence struct {
+	LeaderIntervals []LeaderInterval `json:"leader_intervals"`
+	Overlaps        []Overlap        `json:"overlaps"`
+	// PairTotal sums the pairwise overlaps; Total is the time during which
+	// two or more nodes led (three leaders at once count once).
+	PairTotal       time.Duration `json:"pair_total"`
+	Total           time.Duration `json:"total"`
+	TotalMillis     float64       `json:"total_ms"`
+	PairTotalMillis float64       `json:"pair_total_ms"`
+}
+
+// Overlaps returns every pair of leader intervals of different nodes that
+// share a positive stretch of time, sorted by start. Touching intervals (one
+// ends at the instant the other starts) do not overlap.
+func Overlaps(t *Timeline, ivs []LeaderInterval) []Overlap {
+	var out []Overlap
+	for i, a := range ivs {
+		for _, b := range ivs[i+1:] {
+			if !b.Start.Before(a.End) {
+				break // sorted by start: no later interval can overlap a
+			}
+			if a.Node == b.Node {
+				continue
+			}
+			start, end := laterOf(a.Start, b.Start), earlierOf(a.End, b.End)
+			if !end.After(start) {
+				continue
+			}
+			pair := [2]election.NodeID{a.Node, b.Node}
+			if pair[0] > pair[1] {
+				pair[0], pair[1] = pair[1], pair[0]
+			}
+			o := Overlap{Nodes: pair, Start: start, End: end, Offset: rel(t, start), Duration: end.Sub(start), Open: a.Open && b.Open && end.Equal(t.End)}
+			o.Millis = ms(o.Duration)
+			for _, n := range pair {
+				if pausedDuring(t, n, start, end) {
+					o.Paused = append(o.Paused, n)
+				}
+			}
+			out = append(out, o)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Overlap) int { return a.Start.Compare(b.Start) })
+	return out
+}
+
+func laterOf(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func earlierOf(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func pausedDuring(t *Timeline, n election.NodeID, start, end time.Time) bool {
+	l := t.Lane(n)
+	if l == nil {
+		return false
+	}
+	for _, s := range l.States {
+		if s.State == Paused && s.Start.Before(end) && s.End.After(start) {
+			return true
+		}
+	}
+	return false
+}
+
+// unionLength is the length of the union of the overlaps.
+func unionLength(os []Overlap) time.Duration {
+	var total time.Duration
+	var curStart, curEnd time.Time
+	open := false
+	for _, o := range os { // sorted by start
+		if open && !o.Start.After(curEnd) {
+			if o.End.After(curEnd) {
+				curEnd = o.End
+			}
+			continue
+		}
+		if open {
+			total += curEnd.Sub(curStart)
+		}
+		curStart, curEnd, open = o.Start, o.End, true
+	}
+	if open {
+		total += curEnd.Sub(curStart)
+	}
+	return total
+}
+
+// checkNoSplitBrain: no two nodes hold role=leader at overlapping instants.
+// Every overlap is reported with its pair, start, end and length.
+func checkNoSplitBrain(t *Timeline, _ []history.Record, _ Options) Verdict {
+	ivs := LeaderIntervals(t)
+	ev := SplitBrainEvidence{LeaderIntervals: ivs, Overlaps: Overlaps(t, ivs)}
+	for _, o := range ev.Overlaps {
+		ev.PairTotal += o.Duration
+	}
+	ev.Total = unionLength(ev.Overlaps)
+	ev.TotalMillis, ev.PairTotalMillis = ms(ev.Total), ms(ev.PairTotal)
+	v := Verdict{Checker: NoSplitBrain, Evidence: ev, Pass: len(ev.Overlaps) == 0}
+	if v.Pass {
+		v.Summary = fmt.Sprintf("%d leader interval(s), never two leaders at once", len(ivs))
+		return v
+	}
+	o := ev.Overlaps[0]
+	v.Summary = fmt.Sprintf("%d overlap(s), two or more leaders for %v in total; first: nodes %d and %d both leaders from %s for %v",
+		len(ev.Overlaps), ev.Total, o.Nodes[0], o.Nodes[1], o.Offset, o.Duration)
+	if len(o.Paused) > 0 {
+		v.Summary += fmt.Sprintf(" (node %s paused: a stale leader)", idList(o.Paused))
+	}
+	return v
+}
+
+// EpochLeaders is one epoch and every node that led in it.
+type EpochLeaders struct {
+	Epoch uint64            `json:"epoch"`
+	Nodes []election.NodeID `json:"nodes"`
+	// First is when each node first led in the epoch.
+	First map[election.NodeID]time.Time `json:"first"`
+}
+
+// EpochEvidence is the evidence of epoch-safety.
+type EpochEvidence struct {
+	Epochs     []EpochLeaders `json:"epochs"`
+	Violations []EpochLeaders `json:"violations,omitempty"`
+}
+
+// checkEpochSafety: at most one distinct node holds role=leader per epoch.
+// Epoch 0 is an epoch like any other: an algorithm that claims epoch safety
+// and never numbers its epochs fails as soon as a second node leads.
+func checkEpochSafety(t *Timeline, _ []history.Record, _ Options) Verdict {
+	byEpoch := map[uint64]*EpochLeaders{}
+	for _, lane := range t.Lanes {
+		for _, v := range lane.Views {
+			if v.View.Role != election.Leader {
+				continue
+			}
+			e := byEpoch[v.View.Epoch]
+			if e == nil {
+				e = &EpochLeaders{Epoch: v.View.Epoch, First: map[election.NodeID]time.Time{}}
+				byEpoch[v.View.Epoch] = e
+			}
+			if _, seen := e.First[lane.Node]; !seen {
+				e.Nodes = append(e.Nodes, lane.Node)
+				e.First[lane.Node] = v.Start
+			}
+		}
+	}
+	var ev EpochEvidence
+	for _, e := range byEpoch {
+		slices.Sort(e.Nodes)
+		ev.Epochs = append(ev.Epochs, *e)
+	}
+	sort.Slice(ev.Epochs, func(i, j int) bool { return ev.Epochs[i].Epoch < ev.Epochs[j].Epoch })
+	for _, e := range ev.Epochs {
+		if len(e.Nodes) > 1 {
+			ev.Violations = append(ev.Violations, e)
+		}
+	}
+	v := Verdict{Checker: EpochSafety, Evidence: ev, Pass: len(ev.Violations) == 0}
+	if v.Pass {
+		v.Summary = fmt.Sprintf("%d epoch(s) with a leader, one leader each", len(ev.Epochs))
+		return v
+	}
+	e := ev.Violations[0]
+	v.Summary = fmt.Sprintf("%d epoch(s) with more than one leader; epoch %d was led by nodes %s", len(ev.Violations), e.Epoch, idList(e.Nodes))
+	return v
+}

@@ -1,0 +1,715 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/check"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// svgPlot is a drawing as lists of primitives; the template writes them in
+// this order (rects under lines under texts), so the order of each list is
+// the stacking order.
+type svgPlot struct {
+	W, H  float64
+	Rects []svgRect
+	Lines []svgLine
+	Dots  []svgDot
+	Texts []svgText
+}
+
+type svgRect struct {
+	X, Y, W, H float64
+	Fill       string
+	Stroke     string
+	StrokeW    float64
+	Dash       string
+	Opacity    float64 // 0 means 1
+	Title      string
+	Class      string
+}
+
+type svgLine struct {
+	X1, Y1, X2, Y2 float64
+	Stroke         string
+	W              float64
+	Dash           string
+	Marker         string // id of an arrowhead marker, or ""
+	Title          string
+}
+
+type svgDot struct {
+	X, Y, R float64
+	Fill    string
+	Stroke  string
+	Title   string
+}
+
+type svgText struct {
+	X, Y   float64
+	Text   string
+	Anchor string // start, middle, end
+	Fill   string
+	Size   float64
+	Bold   bool
+	Title  string
+}
+
+// Colours. Leaders get a qualitative palette indexed by the ID's rank in the
+// membership, so one cluster's reports always paint node 5 the same way.
+const (
+	undecidedFill = "#d4d4d4"
+	laneFill      = "#f7f7f7"
+	leaderStroke  = "#111111"
+	killColour    = "#c62828"
+	pauseColour   = "#1565c0"
+	undoColour    = "#2e7d32"
+	failedColour  = "#9e9e9e"
+	splitColour   = "#d50000"
+	checkColour   = "#555555"
+)
+
+// Red is left out: it marks kills and split brain.
+var basePalette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#ff9da7", "#8cd17d", "#499894"}
+
+type palette struct{ rank map[election.NodeID]int }
+
+func newPalette(members []election.NodeID) palette {
+	sorted := slices.Clone(members)
+	slices.Sort(sorted)
+	p := palette{rank: map[election.NodeID]int{}}
+	for i, m := range sorted {
+		p.rank[m] = i
+	}
+	return p
+}
+
+// colour is the fill for a view whose leader is id (0: undecided).
+func (p palette) colour(id election.NodeID) string {
+	if id == 0 {
+		return undecidedFill
+	}
+	i, ok := p.rank[id]
+	if !ok {
+		i = int(id)
+	}
+	if i < len(basePalette) {
+		return basePalette[i]
+	}
+	// Beyond the base palette, walk the hue circle by the golden angle so
+	// neighbours stay distinct, stepping over the reds kept for faults.
+	h := (i * 137) % 360
+	if h < 25 || h > 335 {
+		h = (h + 60) % 360
+	}
+	return fmt.Sprintf("hsl(%d,55%%,48%%)", h)
+}
+
+// ink is a text colour readable on fill.
+func ink(fill string) string {
+	if len(fill) == 7 && fill[0] == '#' {
+		r, _ := strconv.ParseUint(fill[1:3], 16, 8)
+		g, _ := strconv.ParseUint(fill[3:5], 16, 8)
+		b, _ := strconv.ParseUint(fill[5:7], 16, 8)
+		if 0.299*float64(r)+0.587*float64(g)+0.114*float64(b) > 160 {
+			return "#222"
+		}
+	}
+	return "#fff"
+}
+
+func legend(tl *check.Timeline, pal palette) []legendItem {
+	var out []legendItem
+	seen := map[election.NodeID]bool{}
+	for _, l := range tl.Lanes {
+		for _, v := range l.Views {
+			seen[v.View.Leader] = true
+		}
+	}
+	sorted := slices.Clone(tl.Members)
+	slices.Sort(sorted)
+	for _, m := range sorted {
+		if seen[m] {
+			out = append(out, legendItem{Label: fmt.Sprintf("believes %d leads", m), Fill: pal.colour(m), Kind: "swatch"})
+		}
+	}
+	out = append(out,
+		legendItem{Label: "no leader (undecided / candidate)", Fill: undecidedFill, Kind: "swatch"},
+		legendItem{Label: "node believes it is the leader", Fill: "#ffffff", Stroke: leaderStroke, Kind: "leader"},
+		legendItem{Label: "down (killed / stopped)", Kind: "hatch"},
+		legendItem{Label: "paused (view frozen)", Kind: "paused"},
+		legendItem{Label: "partition / loss / delay in force", Fill: "#7e57c2", Kind: "band"},
+		legendItem{Label: "kill / stop", Stroke: killColour, Kind: "line"},
+		legendItem{Label: "pause", Stroke: pauseColour, Kind: "line"},
+		legendItem{Label: "restart / resume / heal", Stroke: undoColour, Kind: "dash"},
+		legendItem{Label: "two or more leaders at once", Fill: splitColour, Kind: "swatch"},
+	)
+	return out
+}
+
+// scale maps instants of the timeline to x.
+type scale struct {
+	start time.Time
+	span  time.Duration
+	left  float64
+	width float64
+}
+
+func (s scale) x(t time.Time) float64 {
+	d := t.Sub(s.start)
+	if d < 0 {
+		d = 0
+	}
+	if d > s.span {
+		d = s.span
+	}
+	return s.left + s.width*float64(d)/float64(s.span)
+}
+
+// labelRows places labels left to right in the first row where they do not
+// collide with the previous label; it returns each label's row.
+type labelRows struct{ ends []float64 }
+
+func (lr *labelRows) place(x, w float64) int {
+	for i, e := range lr.ends {
+		if x >= e {
+			lr.ends[i] = x + w
+			return i
+		}
+	}
+	lr.ends = append(lr.ends, x+w)
+	return len(lr.ends) - 1
+}
+
+func textWidth(s string, size float64) float64 {
+	return float64(utf8.RuneCountInString(s))*size*0.6 + 6
+}
+
+func faultColour(f check.FaultSpan) (colour, dash string) {
+	if f.Failed {
+		return failedColour, "3,3"
+	}
+	switch chaos.Op(f.Op) {
+	case chaos.Kill, chaos.Stop:
+		return killColour, ""
+	case chaos.Pause:
+		return pauseColour, ""
+	case chaos.Partition:
+		return "#7e57c2", ""
+	case chaos.Loss:
+		return "#ef6c00", ""
+	case chaos.Delay:
+		return "#00838f", ""
+	}
+	return undoColour, "4,3"
+}
+
+func faultTitle(tl *check.Timeline, f check.FaultSpan) string {
+	s := fmt.Sprintf("%s\ninvoked %s", f.Label, offset(tl, f.Invoked))
+	if !f.Applied.IsZero() {
+		s += fmt.Sprintf(", in effect %s (took %v)", offset(tl, f.Applied), roundDur(f.Applied.Sub(f.Invoked)))
+	}
+	if f.Until.After(f.At()) {
+		s += fmt.Sprintf(", until %s", offset(tl, f.Until))
+	}
+	if f.Target != "" {
+		s += "\ntarget: " + f.Target
+	}
+	if f.Error != "" {
+		s += "\nerror: " + f.Error
+	}
+	return s
+}
+
+func viewTitle(tl *check.Timeline, v check.ViewSpan) string {
+	l := "none"
+	if v.View.Leader != 0 {
+		l = strconv.Itoa(int(v.View.Leader))
+	}
+	return fmt.Sprintf("node %d: leader %s, epoch %d, role %s\n%s → %s (%v)", v.Node, l, v.View.Epoch, v.View.Role,
+		offset(tl, v.Start), offset(tl, v.End), roundDur(v.End.Sub(v.Start)))
+}
+
+// niceStep picks a tick step of 1, 2 or 5 times a power of ten giving at
+// most max ticks over span.
+func niceStep(span time.Duration, max int) time.Duration {
+	for p := time.Duration(1); ; p *= 10 {
+		for _, m := range []time.Duration{1, 2, 5} {
+			if st := p * m; span/st <= time.Duration(max) {
+				return st
+			}
+		}
+		if p > time.Duration(math.MaxInt64/100) {
+			return span
+		}
+	}
+}
+
+func timelinePlot(tl *check.Timeline, pal palette, r Report, checkpoints []time.Time) *svgPlot {
+	const (
+		W       = 1200.0
+		left    = 70.0
+		right   = 16.0
+		rowH    = 15.0
+		laneH   = 22.0
+		laneGap = 8.0
+		fsize   = 11.0
+	)
+	sc := scale{start: tl.Start, span: tl.End.Sub(tl.Start), left: left, width: W - left - right}
+	if sc.span <= 0 {
+		sc.span = time.Second
+	}
+	p := &svgPlot{W: W}
+
+	// Fault labels go in rows above the lanes.
+	var rows labelRows
+	type placed struct {
+		f   check.FaultSpan
+		row int
+	}
+	var faults []placed
+	for _, f := range tl.Faults {
+		x, w := sc.x(f.At()), textWidth(f.Label, fsize)
+		faults = append(faults, placed{f, rows.place(labelX(x, w, W-right), w)})
+	}
+	top := 6 + float64(len(rows.ends))*rowH + 4
+	lanesTop := top
+	lanesBottom := lanesTop + float64(len(tl.Lanes))*(laneH+laneGap) - laneGap
+
+	// Grid and axis ticks.
+	step := niceStep(sc.span, 12)
+	for d := time.Duration(0); d <= sc.span; d += step {
+		x := sc.x(tl.Start.Add(d))
+		p.Lines = append(p.Lines, svgLine{X1: x, Y1: lanesTop - 2, X2: x, Y2: lanesBottom + 2, Stroke: "#e6e6e6", W: 1})
+	}
+
+	// Fault bands (under the lanes' content is too faint; over it, but
+	// translucent).
+	var bandRects []svgRect
+	for _, pf := range faults {
+		f := pf.f
+		col, _ := faultColour(f)
+		switch chaos.Op(f.Op) {
+		case chaos.Partition, chaos.Loss, chaos.Delay:
+			if !f.Failed && f.Until.After(f.At()) {
+				x1, x2 := sc.x(f.At()), sc.x(f.Until)
+				bandRects = append(bandRects, svgRect{X: x1, Y: lanesTop - 3, W: math.Max(x2-x1, 1), H: lanesBottom - lanesTop + 6, Fill: col, Opacity: 0.13, Title: faultTitle(tl, f)})
+			}
+		}
+	}
+
+	// Lanes.
+	for i, lane := range tl.Lanes {
+		y := lanesTop + float64(i)*(laneH+laneGap)
+		p.Texts = append(p.Texts, svgText{X: left - 8, Y: y + laneH/2 + 4, Text: fmt.Sprintf("node %d", lane.Node), Anchor: "end", Fill: "#222", Size: 12, Bold: true})
+		p.Rects = append(p.Rects, svgRect{X: left, Y: y, W: sc.width, H: laneH, Fill: laneFill, Stroke: "#e0e0e0", StrokeW: 1})
+		for _, st := range lane.States {
+			if st.State != check.Down {
+				continue
+			}
+			x1, x2 := sc.x(st.Start), sc.x(st.End)
+			p.Rects = append(p.Rects, svgRect{X: x1, Y: y, W: math.Max(x2-x1, 1), H: laneH, Fill: "url(#rl-hatch)", Stroke: "#bdbdbd", StrokeW: 0.5,
+				Title: fmt.Sprintf("node %d down\n%s → %s (%v)", lane.Node, offset(tl, st.Start), offset(tl, st.End), roundDur(st.End.Sub(st.Start)))})
+		}
+		for _, v := range lane.Views {
+			x1, x2 := sc.x(v.Start), sc.x(v.End)
+			w := math.Max(x2-x1, 1.5)
+			fill := pal.colour(v.View.Leader)
+			rect := svgRect{X: x1, Y: y + 2, W: w, H: laneH - 4, Fill: fill, Title: viewTitle(tl, v)}
+			switch v.View.Role {
+			case election.Leader:
+				rect.Stroke, rect.StrokeW = leaderStroke, 2
+				rect.Y, rect.H = y+1, laneH-2
+			case election.Candidate:
+				rect.Stroke, rect.StrokeW, rect.Dash = "#616161", 1, "3,2"
+			}
+			p.Rects = append(p.Rects, rect)
+			label := ""
+			switch {
+			case v.View.Role == election.Leader:
+				label = fmt.Sprintf("★ %d", v.View.Leader)
+			case v.View.Leader != 0:
+				label = strconv.Itoa(int(v.View.Leader))
+			case v.View.Role == election.Candidate:
+				label = "?"
+			}
+			if label != "" && w >= textWidth(label, fsize)+2 {
+				p.Texts = append(p.Texts, svgText{X: x1 + w/2, Y: y + laneH/2 + 4, Text: label, Anchor: "middle", Fill: ink(fill), Size: fsize, Bold: v.View.Role == election.Leader, Title: rect.Title})
+			}
+		}
+		for _, st := range lane.States {
+			if st.State != check.Paused {
+				continue
+			}
+			x1, x2 := sc.x(st.Start), sc.x(st.End)
+			w := math.Max(x2-x1, 1)
+			title := fmt.Sprintf("node %d paused (its view is frozen)\n%s → %s (%v)", lane.Node, offset(tl, st.Start), offset(tl, st.End), roundDur(st.End.Sub(st.Start)))
+			p.Rects = append(p.Rects, svgRect{X: x1, Y: y, W: w, H: laneH, Fill: "url(#rl-paused)", Stroke: pauseColour, StrokeW: 1, Dash: "2,2", Title: title})
+			if w > 50 {
+				p.Texts = append(p.Texts, svgText{X: x1 + 4, Y: y - 1, Text: "paused", Fill: pauseColour, Size: 9, Title: title})
+			}
+		}
+	}
+	p.Rects = append(p.Rects, bandRects...)
+
+	// Fault lines and labels.
+	for _, pf := range faults {
+		f := pf.f
+		col, dash := faultColour(f)
+		x := sc.x(f.At())
+		ly := 6 + float64(pf.row)*rowH + 10
+		title := faultTitle(tl, f)
+		p.Lines = append(p.Lines, svgLine{X1: x, Y1: ly + 2, X2: x, Y2: lanesBottom + 3, Stroke: col, W: 1.5, Dash: dash, Title: title})
+		p.Texts = append(p.Texts, anchored(svgText{X: x, Y: ly, Text: f.Label, Fill: col, Size: fsize, Bold: true, Title: title}, W-right))
+	}
+
+	// Checkpoints at which agreement and bully-max were judged.
+	for _, cp := range checkpoints {
+		x := sc.x(cp)
+		title := "checkpoint " + offset(tl, cp) + ": agreement and bully-max judged here"
+		p.Lines = append(p.Lines, svgLine{X1: x, Y1: lanesTop - 3, X2: x, Y2: lanesBottom + 3, Stroke: checkColour, W: 1, Dash: "1,3", Title: title})
+		p.Dots = append(p.Dots, svgDot{X: x, Y: lanesBottom + 6, R: 3, Fill: checkColour, Title: title})
+	}
+
+	y := lanesBottom + 12
+	// The split-brain strip: every instant with two or more leaders.
+	overlaps := check.Overlaps(tl, check.LeaderIntervals(tl))
+	if len(overlaps) > 0 {
+		p.Texts = append(p.Texts, svgText{X: left - 8, Y: y + 9, Text: "≥2 leaders", Anchor: "end", Fill: splitColour, Size: 10, Bold: true})
+		p.Rects = append(p.Rects, svgRect{X: left, Y: y, W: sc.width, H: 12, Fill: "#fff5f5", Stroke: "#f3c4c4", StrokeW: 0.5})
+		for _, o := range overlaps {
+			x1, x2 := sc.x(o.Start), sc.x(o.End)
+			t := fmt.Sprintf("nodes %d and %d both leaders\n%s → %s (%v)", o.Nodes[0], o.Nodes[1], offset(tl, o.Start), offset(tl, o.End), roundDur(o.Duration))
+			if len(o.Paused) > 0 {
+				t += fmt.Sprintf("\nnode %s was paused: a stale leader", idsText(o.Paused))
+			}
+			p.Rects = append(p.Rects, svgRect{X: x1, Y: y, W: math.Max(x2-x1, 1.5), H: 12, Fill: splitColour, Opacity: 0.75, Title: t})
+		}
+		y += 18
+	}
+
+	// Axis.
+	p.Lines = append(p.Lines, svgLine{X1: left, Y1: y, X2: left + sc.width, Y2: y, Stroke: "#616161", W: 1})
+	for d := time.Duration(0); d <= sc.span; d += step {
+		x := sc.x(tl.Start.Add(d))
+		p.Lines = append(p.Lines, svgLine{X1: x, Y1: y, X2: x, Y2: y + 4, Stroke: "#616161", W: 1})
+		p.Texts = append(p.Texts, svgText{X: x, Y: y + 15, Text: "+" + d.String(), Anchor: "middle", Fill: "#424242", Size: 10})
+	}
+	y += 22
+
+	// Steps and expectations below the axis.
+	type mark struct {
+		at    time.Time
+		label string
+		title string
+		col   string
+		dot   bool
+	}
+	var marks []mark
+	for _, s := range r.Steps {
+		marks = append(marks, mark{s.Time, shorten(s.Name, 36), "step " + offset(tl, s.Time) + ": " + s.Name, "#757575", false})
+	}
+	for _, e := range r.Expectations {
+		col, sym := undoColour, "✓ "
+		if !e.Pass {
+			col, sym = killColour, "✗ "
+		}
+		t := fmt.Sprintf("expect %s: %s", offset(tl, e.Time), e.Name)
+		if e.Detail != "" {
+			t += "\n" + e.Detail
+		}
+		marks = append(marks, mark{e.Time, sym + shorten(e.Name, 34), t, col, true})
+	}
+	sort.SliceStable(marks, func(i, j int) bool { return marks[i].at.Before(marks[j].at) })
+	if len(marks) > 0 {
+		var mrows labelRows
+		maxRow := 0
+		for _, m := range marks {
+			x := sc.x(m.at)
+			row := mrows.place(labelX(x, textWidth(m.label, 10), W-right), textWidth(m.label, 10))
+			maxRow = max(maxRow, row)
+			ly := y + float64(row)*14
+			p.Lines = append(p.Lines, svgLine{X1: x, Y1: y - 22, X2: x, Y2: ly - 3, Stroke: m.col, W: 1, Dash: "2,2", Title: m.title})
+			if m.dot {
+				p.Dots = append(p.Dots, svgDot{X: x, Y: y - 22, R: 3.5, Fill: m.col, Stroke: "#fff", Title: m.title})
+			}
+			p.Texts = append(p.Texts, anchored(svgText{X: x, Y: ly + 7, Text: m.label, Fill: m.col, Size: 10, Title: m.title}, W-right))
+		}
+		y += float64(maxRow+1)*14 + 4
+	}
+	p.H = y + 4
+	return p
+}
+
+// labelX is where a label of width w for an instant at x starts: right of
+// the instant, or left of it when it would run past limit.
+func labelX(x, w, limit float64) float64 {
+	if x+3+w > limit {
+		return x - 3 - w
+	}
+	return x + 3
+}
+
+// anchored places t's text right of t.X, or ends it left of t.X near the
+// right edge.
+func anchored(t svgText, limit float64) svgText {
+	w := textWidth(t.Text, t.Size)
+	if t.X+3+w > limit {
+		t.X, t.Anchor = t.X-3, "end"
+	} else {
+		t.X += 3
+	}
+	return t
+}
+
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// msgKey matches a receive to its send: every field of the message.
+type msgKey struct {
+	typ                   string
+	from, to, cand        election.NodeID
+	epoch, seq            uint64
+	phase, hop, dir, nmem int
+	reply                 bool
+}
+
+func keyOf(m *election.Message, to election.NodeID) msgKey {
+	return msgKey{typ: m.Type, from: m.From, to: to, cand: m.Candidate, epoch: m.Epoch, seq: m.Seq, phase: m.Phase, hop: m.Hop, dir: int(m.Dir), nmem: len(m.Members), reply: m.Reply}
+}
+
+func arrowStyle(class string) (colour, marker string) {
+	switch class {
+	case "election":
+		return "#1565c0", "rl-arrow-election"
+	case "announce":
+		return "#2e7d32", "rl-arrow-announce"
+	}
+	return "#9e9e9e", "rl-arrow-other"
+}
+
+// sequencePlot draws messages as arrows between node columns, time flowing
+// down. Rows are distinct instants, not proportional time: a 1 ms exchange
+// and a 2 s silence would otherwise be unreadable on one page.
+func sequencePlot(tl *check.Timeline, recs []history.Record, pal palette, a election.Algorithm) (*svgPlot, string) {
+	n := len(tl.Members)
+	var sends []history.Record
+	classes := map[string]string{}
+	for _, r := range recs {
+		if r.Kind == history.KindSend && r.Msg != nil {
+			sends = append(sends, r)
+			classes[r.Msg.Type] = classOf(a, r.Msg.Type)
+		}
+	}
+	if len(sends) == 0 {
+		return nil, "The history records no messages, so there is no sequence diagram."
+	}
+	if n > MaxSequenceNodes {
+		return nil, fmt.Sprintf("Sequence diagram omitted: %d nodes (drawn up to %d).", n, MaxSequenceNodes)
+	}
+	note := ""
+	include := func(string) bool { return true }
+	if len(sends) > MaxSequenceMessages {
+		classified := len(a.ElectionTypes)+len(a.AnnounceTypes) > 0
+		var core []history.Record
+		for _, r := range sends {
+			if c := classes[r.Msg.Type]; c == "election" || c == "announce" {
+				core = append(core, r)
+			}
+		}
+		if !classified || len(core) == 0 || len(core) > MaxSequenceMessages {
+			return nil, fmt.Sprintf("Sequence diagram omitted: %d messages (drawn up to %d).", len(sends), MaxSequenceMessages)
+		}
+		note = fmt.Sprintf("Only election and announce messages are drawn: %d of %d; heartbeats and other maintenance messages are left out.", len(core), len(sends))
+		include = func(t string) bool { c := classes[t]; return c == "election" || c == "announce" }
+		sends = core
+	}
+
+	// Pair receives with sends, first in first out per identical message.
+	// Indexes are positions in recs, which is in time order.
+	type arrow struct {
+		send, recv int // recv < 0: never received
+		to         election.NodeID
+	}
+	var arrows []*arrow
+	queue := map[msgKey][]*arrow{}
+	broadcasts := map[msgKey][]int{}
+	for i, r := range recs {
+		if r.Msg == nil || !include(r.Msg.Type) {
+			continue
+		}
+		switch r.Kind {
+		case history.KindSend:
+			if r.Msg.To == 0 {
+				k := keyOf(r.Msg, 0)
+				broadcasts[k] = append(broadcasts[k], i)
+				continue
+			}
+			a := &arrow{send: i, recv: -1, to: r.Msg.To}
+			arrows = append(arrows, a)
+			k := keyOf(r.Msg, r.Msg.To)
+			queue[k] = append(queue[k], a)
+		case history.KindRecv:
+			k := keyOf(r.Msg, r.Node)
+			if q := queue[k]; len(q) > 0 {
+				q[0].recv, queue[k] = i, q[1:]
+			} else if b := broadcasts[keyOf(r.Msg, 0)]; len(b) > 0 {
+				arrows = append(arrows, &arrow{send: b[0], recv: i, to: r.Node})
+			}
+		}
+	}
+
+	// Rows: one per event (a send, a receive, a fault), in time order, as
+	// in a textbook sequence diagram; simultaneous events still get rows
+	// of their own so their arrows do not pile up.
+	type event struct {
+		at  time.Time
+		ord int // record index; faults sort first at their instant
+	}
+	var events []event
+	for _, a := range arrows {
+		events = append(events, event{recs[a.send].Time, a.send})
+		if a.recv >= 0 {
+			events = append(events, event{recs[a.recv].Time, a.recv})
+		}
+	}
+	for i, f := range tl.Faults {
+		events = append(events, event{f.At(), -1 - i})
+	}
+	slices.SortFunc(events, func(a, b event) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return a.ord - b.ord
+	})
+	events = slices.CompactFunc(events, func(a, b event) bool { return a == b })
+	rowOf := make(map[int]int, len(events))
+	for i, e := range events {
+		rowOf[e.ord] = i
+	}
+
+	const (
+		top   = 40.0
+		rowH  = 13.0
+		left  = 110.0
+		colW  = 140.0
+		right = 150.0
+	)
+	col := map[election.NodeID]float64{}
+	for i, m := range tl.Members {
+		col[m] = left + float64(i)*colW
+	}
+	rowY := func(i int) float64 { return top + float64(i)*rowH }
+	// yOf places an instant that is not an event (a view change, a state
+	// change): at the first event at or after it, half a row earlier when
+	// no event happens at that very instant.
+	yOf := func(t time.Time) float64 {
+		i := sort.Search(len(events), func(i int) bool { return !events[i].at.Before(t) })
+		y := rowY(i)
+		if i >= len(events) || !events[i].at.Equal(t) {
+			y -= rowH / 2
+		}
+		return y
+	}
+	bottom := rowY(len(events))
+	p := &svgPlot{W: left + float64(n-1)*colW + right, H: bottom + 20}
+
+	// Node headers and lifelines coloured by view.
+	for _, lane := range tl.Lanes {
+		x := col[lane.Node]
+		p.Texts = append(p.Texts, svgText{X: x, Y: 18, Text: fmt.Sprintf("node %d", lane.Node), Anchor: "middle", Fill: "#222", Size: 12, Bold: true})
+		p.Lines = append(p.Lines, svgLine{X1: x, Y1: 26, X2: x, Y2: bottom, Stroke: "#cfcfcf", W: 1})
+		for _, st := range lane.States {
+			if st.State == check.Up {
+				continue
+			}
+			fill, t := "url(#rl-hatch)", "down"
+			if st.State == check.Paused {
+				fill, t = "url(#rl-paused)", "paused"
+			}
+			y1, y2 := yOf(st.Start), yOf(st.End)
+			p.Rects = append(p.Rects, svgRect{X: x - 9, Y: y1, W: 18, H: math.Max(y2-y1, 2), Fill: fill, Stroke: "#bdbdbd", StrokeW: 0.5,
+				Title: fmt.Sprintf("node %d %s %s → %s", lane.Node, t, offset(tl, st.Start), offset(tl, st.End))})
+		}
+		for _, v := range lane.Views {
+			y1, y2 := yOf(v.Start), yOf(v.End)
+			r := svgRect{X: x - 3, Y: y1, W: 6, H: math.Max(y2-y1, 2), Fill: pal.colour(v.View.Leader), Title: viewTitle(tl, v)}
+			if v.View.Role == election.Leader {
+				r.X, r.W, r.Stroke, r.StrokeW = x-5, 10, leaderStroke, 1.5
+			}
+			p.Rects = append(p.Rects, r)
+		}
+	}
+
+	// Faults as horizontal rules.
+	for i, f := range tl.Faults {
+		c, dash := faultColour(f)
+		y := rowY(rowOf[-1-i])
+		if dash == "" {
+			dash = "6,3"
+		}
+		title := faultTitle(tl, f)
+		p.Lines = append(p.Lines, svgLine{X1: left - 40, Y1: y, X2: p.W - 10, Y2: y, Stroke: c, W: 1, Dash: dash, Title: title})
+		p.Texts = append(p.Texts, svgText{X: p.W - 12, Y: y - 3, Text: f.Label, Anchor: "end", Fill: c, Size: 10, Bold: true, Title: title})
+	}
+
+	// Time labels on the left, thinned so they do not collide.
+	lastY := -100.0
+	var lastT time.Time
+	for i, e := range events {
+		y := rowY(i)
+		if y-lastY >= 26 && !e.at.Equal(lastT) {
+			p.Texts = append(p.Texts, svgText{X: 8, Y: y + 3, Text: offset(tl, e.at), Fill: "#757575", Size: 9})
+			lastY, lastT = y, e.at
+		}
+	}
+
+	labels := len(arrows) <= 80
+	for _, a := range arrows {
+		send := recs[a.send]
+		m := send.Msg
+		c, marker := arrowStyle(classes[m.Type])
+		x1, y1 := col[send.Node], rowY(rowOf[a.send])
+		x2, ok := col[a.to]
+		if !ok || x1 == x2 {
+			continue
+		}
+		title := fmt.Sprintf("%s %d → %d epoch %d", m.Type, m.From, a.to, m.Epoch)
+		if m.Candidate != 0 {
+			title += fmt.Sprintf(" candidate %d", m.Candidate)
+		}
+		title += "\nsent " + offset(tl, send.Time)
+		var y2 float64
+		dash := ""
+		if a.recv >= 0 {
+			y2 = rowY(rowOf[a.recv])
+			title += ", received " + offset(tl, recs[a.recv].Time)
+		} else {
+			// Never received: draw it two thirds of the way and cross it.
+			x2 = x1 + (x2-x1)*0.66
+			y2 = y1 + rowH*0.5
+			dash, marker = "3,2", ""
+			title += ", never received"
+			p.Texts = append(p.Texts, svgText{X: x2, Y: y2 + 4, Text: "×", Anchor: "middle", Fill: killColour, Size: 13, Bold: true, Title: title})
+		}
+		p.Lines = append(p.Lines, svgLine{X1: x1, Y1: y1, X2: x2, Y2: y2, Stroke: c, W: 1.2, Dash: dash, Marker: marker, Title: title})
+		if labels {
+			p.Texts = append(p.Texts, svgText{X: (x1 + x2) / 2, Y: (y1+y2)/2 - 3, Text: strings.ToUpper(m.Type), Anchor: "middle", Fill: c, Size: 9, Title: title})
+		}
+	}
+	return p, note
+}
