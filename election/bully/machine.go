@@ -1,0 +1,637 @@
+package bully
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+// Timer names. Lease timers are "lease/<round>", one per heartbeat round
+// still waiting for its majority or holding the lease.
+const (
+	timerAnswer      = "answer"      // probing: how long higher IDs have to answer OK
+	timerCoordinator = "coordinator" // got OK: how long the COORDINATOR may take
+	timerVotes       = "votes"       // majority: how long votes may take
+	timerSuspect     = "suspect"     // follower: leader silence; majority: also the vote barrier
+	timerHeartbeat   = "heartbeat"   // leader: next HEARTBEAT round
+	leasePrefix      = "lease/"
+)
+
+// phase is where a node is in the protocol.
+type phase int
+
+const (
+	idle       phase = iota // undecided, not campaigning (majority: maybe voted or pledged)
+	following               // follows leader
+	probing                 // sent ELECTION to every higher ID, waiting for an OK
+	awaiting                // got an OK, waiting for the COORDINATOR
+	collecting              // majority: asked every lower ID for its vote
+	leading                 // plain: leader; majority: won the epoch (role leader only with a lease)
+)
+
+type machine struct {
+	cfg           election.Config
+	quorum        bool
+	lease         time.Duration
+	higher, lower []election.NodeID // ascending
+
+	// epoch: plain, the highest epoch seen (a leader's term). Majority,
+	// the highest epoch this node committed to by voting for another,
+	// following a leader or winning; messages below it are stale.
+	epoch      uint64
+	votedEpoch uint64 // majority: the last vote granted, durable
+	votedFor   election.NodeID
+	seen       uint64 // majority: the highest epoch in any message
+
+	phase  phase
+	leader election.NodeID // following
+
+	round     uint64 // this node's elections, echoed by OK and VOTE
+	candEpoch uint64 // majority: the epoch campaigned for (not durable)
+	votes     map[election.NodeID]bool
+
+	// Majority only.
+	barrier     bool            // timerSuspect is armed: no vote leaves before it fires
+	acked       election.NodeID // whose claim (or vote request) armed the barrier; None after a restart
+	leaderAlive bool            // following, and no peer-down hint for the leader
+	pledgeTo    election.NodeID
+	pledgeEpoch uint64
+	pledgeSeq   uint64
+
+	hb         uint64                              // last heartbeat round sent
+	pending    map[uint64]map[election.NodeID]bool // majority leader: acks per round
+	leaseRound uint64                              // round whose majority holds the lease
+	termRound  uint64                              // the COORDINATOR round that opened this term
+	hasLease   bool
+
+	view      election.View
+	published bool
+	out       []election.Effect
+}
+
+func (m *machine) View() election.View { return m.view }
+
+func (m *machine) Step(ev election.Event) []election.Effect {
+	m.out = nil
+	switch ev.Kind {
+	case election.EventStart:
+		m.start()
+	case election.EventReceive:
+		m.receive(ev.Msg)
+	case election.EventTimer:
+		m.timer(ev.Timer)
+	case election.EventPeerDown:
+		m.peerDown(ev.Peer)
+	}
+	m.publish()
+	out := m.out
+	m.out = nil
+	return out
+}
+
+// --- effects -------------------------------------------------------------
+
+func (m *machine) send(to election.NodeID, msg election.Message) {
+	msg.From, msg.To = m.cfg.ID, to
+	m.out = append(m.out, election.Effect{Kind: election.EffectSend, Msg: msg})
+}
+
+func (m *machine) broadcast(msg election.Message) {
+	msg.From = m.cfg.ID
+	m.out = append(m.out, election.Effect{Kind: election.EffectBroadcast, Msg: msg})
+}
+
+func (m *machine) setTimer(name string, after time.Duration) {
+	m.out = append(m.out, election.Effect{Kind: election.EffectSetTimer, Timer: name, After: after})
+}
+
+func (m *machine) cancelTimer(name string) {
+	m.out = append(m.out, election.Effect{Kind: election.EffectCancelTimer, Timer: name})
+}
+
+func (m *machine) persist() {
+	m.out = append(m.out, election.Effect{Kind: election.EffectPersist, Durable: election.Durable{
+		Epoch: m.epoch, VotedEpoch: m.votedEpoch, VotedFor: m.votedFor,
+	}})
+}
+
+// setEpoch raises the epoch and persists it.
+func (m *machine) setEpoch(e uint64) {
+	if e > m.epoch {
+		m.epoch = e
+		m.persist()
+	}
+}
+
+// publish emits the view when it changed. Step calls it last; a step-down
+// calls it at once so that the view is out before any vote it enables.
+func (m *machine) publish() {
+	v := election.View{Epoch: m.epoch, Role: election.Undecided}
+	switch m.phase {
+	case following:
+		v.Leader, v.Role = m.leader, election.Follower
+	case probing, awaiting, collecting:
+		v.Role = election.Candidate
+	case leading:
+		if !m.quorum || m.hasLease {
+			v.Leader, v.Role = m.cfg.ID, election.Leader
+		} else {
+			v.Role = election.Candidate
+		}
+	}
+	if m.published && v == m.view {
+		return
+	}
+	m.view, m.published = v, true
+	m.out = append(m.out, election.Effect{Kind: election.EffectView, View: v})
+}
+
+// jitter spreads retries so that two candidates that failed together do not
+// retry together forever.
+func (m *machine) jitter() time.Duration {
+	return time.Duration(m.cfg.Rand.Int64N(int64(m.cfg.Timing.Answer/2) + 1))
+}
+
+// --- events --------------------------------------------------------------
+
+func (m *machine) start() {
+	d := m.cfg.Durable
+	m.epoch, m.votedEpoch, m.votedFor, m.seen = d.Epoch, d.VotedEpoch, d.VotedFor, d.Epoch
+	if m.quorum && d.Epoch > 0 {
+		// A restart: this node may have acknowledged a leader an
+		// instant before it crashed, and that leader's lease may rest
+		// on it. Treat the boot as that acknowledgement.
+		m.armBarrier(election.None)
+	}
+	m.campaign()
+}
+
+func (m *machine) timer(name string) {
+	switch {
+	case name == timerAnswer:
+		if m.phase == probing {
+			if m.quorum {
+				m.collect()
+			} else {
+				m.lead()
+			}
+		}
+	case name == timerCoordinator:
+		if m.phase == awaiting {
+			m.campaign()
+		}
+	case name == timerVotes:
+		if m.phase == collecting {
+			m.campaign()
+		}
+	case name == timerSuspect:
+		m.suspectFired()
+	case name == timerHeartbeat:
+		if m.phase == leading {
+			m.heartbeat(TypeHeartbeat)
+			m.setTimer(timerHeartbeat, m.cfg.Timing.Heartbeat)
+		}
+	case strings.HasPrefix(name, leasePrefix):
+		r, err := strconv.ParseUint(name[len(leasePrefix):], 10, 64)
+		if err != nil || m.phase != leading {
+			return
+		}
+		delete(m.pending, r)
+		if (m.hasLease && r == m.leaseRound) || (!m.hasLease && r == m.termRound) {
+			// No later round reached a majority in time (or the
+			// term never got its first lease): step down now,
+			// while the lease still covers this instant, and run
+			// for a new epoch. A leader that merely lost a round
+			// or two wins it back in a round trip; a minority
+			// leader keeps trying without winning, and its
+			// followers, voting for it, show no leader.
+			m.campaign()
+		}
+	}
+}
+
+func (m *machine) suspectFired() {
+	if !m.quorum {
+		if m.phase == following {
+			m.campaign()
+		}
+		return
+	}
+	m.barrier = false
+	if m.pledgeTo != election.None {
+		// The barrier has passed: every lease this node's
+		// acknowledgements supported has run out. Keep the promise.
+		to := m.pledgeTo
+		m.send(to, election.Message{Type: TypeVote, Epoch: m.pledgeEpoch, Candidate: to, Seq: m.pledgeSeq})
+		m.pledgeTo = election.None
+		m.armBarrier(to)
+		return
+	}
+	switch m.phase {
+	case following, idle:
+		m.leaderAlive = false
+		m.campaign()
+	case collecting:
+		m.countVotes()
+	}
+}
+
+func (m *machine) peerDown(p election.NodeID) {
+	if m.phase == following && p == m.leader {
+		// A hint, not proof: campaign now. In majority mode the
+		// barrier still holds this node's own vote back, so a wrong
+		// hint cannot shorten a live leader's lease.
+		m.leaderAlive = false
+		m.campaign()
+	}
+}
+
+func (m *machine) receive(msg election.Message) {
+	s := msg.From
+	if s == m.cfg.ID || s <= 0 || m.cfg.Index(s) < 0 {
+		return // not from a peer of this cluster
+	}
+	if m.quorum {
+		m.seen = max(m.seen, msg.Epoch)
+	}
+	switch msg.Type {
+	case TypeElection:
+		if m.quorum {
+			if s > m.cfg.ID {
+				m.voteRequest(s, msg.Epoch, msg.Seq)
+			} else {
+				m.quorumProbe(s, msg.Epoch, msg.Seq)
+			}
+		} else if s < m.cfg.ID {
+			m.plainProbe(s, msg.Epoch, msg.Seq)
+		}
+	case TypeOK:
+		if s < m.cfg.ID {
+			return
+		}
+		if m.quorum {
+			if (m.phase == probing || m.phase == collecting) && msg.Seq == m.round {
+				m.await()
+			}
+			return
+		}
+		m.setEpoch(msg.Epoch)
+		if m.phase == probing && msg.Seq == m.round {
+			m.await()
+		}
+	case TypeCoordinator, TypeHeartbeat:
+		if m.quorum {
+			m.quorumClaim(s, msg.Epoch, msg.Seq)
+		} else {
+			m.plainClaim(s, msg.Epoch)
+		}
+	case TypeVote:
+		if m.quorum && m.phase == collecting && msg.Epoch == m.candEpoch && msg.Candidate == m.cfg.ID && msg.Seq == m.round {
+			m.votes[s] = true
+			m.countVotes()
+		}
+	case TypeHeartbeatAck:
+		if m.quorum && m.phase == leading && msg.Epoch == m.epoch {
+			m.ack(s, msg.Seq)
+		}
+	}
+}
+
+// --- both modes ----------------------------------------------------------
+
+// campaign starts an election: ELECTION to every higher ID.
+func (m *machine) campaign() {
+	m.leaveLeading()
+	m.cancelTimer(timerCoordinator)
+	m.cancelTimer(timerVotes)
+	m.round++
+	m.phase = probing
+	m.leader = election.None
+	msg := election.Message{Type: TypeElection, Epoch: m.epoch, Seq: m.round, Candidate: m.cfg.ID}
+	if m.quorum {
+		m.leaderAlive = false
+		m.candEpoch = max(m.epoch, m.seen) + 1
+		m.seen = m.candEpoch
+		m.votes = map[election.NodeID]bool{}
+		// A probe carries the committed epoch: a leader that sees a
+		// newer one than its own knows the asker cannot follow it.
+	} else {
+		m.cancelTimer(timerSuspect)
+	}
+	if len(m.higher) == 0 {
+		// Nobody to ask: the highest node bullies at once.
+		if m.quorum {
+			m.collect()
+		} else {
+			m.lead()
+		}
+		return
+	}
+	for _, h := range m.higher {
+		m.send(h, msg)
+	}
+	m.setTimer(timerAnswer, m.cfg.Timing.Answer)
+}
+
+// await: a higher node answered OK; it is running its own election.
+func (m *machine) await() {
+	m.phase = awaiting
+	m.votes = nil
+	m.cancelTimer(timerAnswer)
+	m.cancelTimer(timerVotes)
+	wait := 2 * m.cfg.Timing.Answer
+	if m.quorum {
+		// The winner's voters may hold their votes back for up to a
+		// suspicion timeout (the barrier).
+		wait = m.cfg.Timing.Answer + m.cfg.Timing.Suspicion
+	}
+	m.setTimer(timerCoordinator, wait+m.jitter())
+}
+
+// leaveLeading drops everything a leader keeps.
+func (m *machine) leaveLeading() {
+	if m.phase != leading {
+		return
+	}
+	m.cancelTimer(timerHeartbeat)
+	for r := range m.pending {
+		m.cancelTimer(leaseTimer(r))
+	}
+	if m.leaseRound != 0 {
+		m.cancelTimer(leaseTimer(m.leaseRound))
+	}
+	m.pending, m.leaseRound, m.hasLease = nil, 0, false
+	m.phase = idle
+}
+
+func leaseTimer(r uint64) string { return leasePrefix + strconv.FormatUint(r, 10) }
+
+// --- plain ---------------------------------------------------------------
+
+// lead: nobody higher answered. Take a new term and tell every lower ID.
+func (m *machine) lead() {
+	m.cancelTimer(timerAnswer)
+	m.cancelTimer(timerSuspect)
+	m.setEpoch(m.epoch + 1)
+	m.phase = leading
+	m.announce()
+	m.setTimer(timerHeartbeat, m.cfg.Timing.Heartbeat)
+}
+
+func (m *machine) announce() {
+	for _, l := range m.lower {
+		m.send(l, election.Message{Type: TypeCoordinator, Epoch: m.epoch})
+	}
+}
+
+// plainProbe: ELECTION from a lower ID.
+func (m *machine) plainProbe(s election.NodeID, e uint64, seq uint64) {
+	behind := e < m.epoch
+	if m.phase == leading {
+		if e > m.epoch {
+			// The asker knows a newer term than this leader's:
+			// take a newer one still and tell every lower ID.
+			m.setEpoch(e + 1)
+			m.announce()
+			return
+		}
+		// The answer a leader has is the result: tell the asker.
+		m.send(s, election.Message{Type: TypeCoordinator, Epoch: m.epoch})
+		return
+	}
+	m.setEpoch(e)
+	m.send(s, election.Message{Type: TypeOK, Epoch: m.epoch, Seq: seq})
+	switch {
+	case m.phase == probing || m.phase == awaiting:
+		// Already running an election.
+	case m.phase == following && behind:
+		// The asker has not heard of the leader this node follows
+		// (it sent before that leader's COORDINATOR reached it).
+	default:
+		m.campaign()
+	}
+}
+
+// plainClaim: COORDINATOR or HEARTBEAT from s in epoch e.
+func (m *machine) plainClaim(s election.NodeID, e uint64) {
+	if e < m.epoch {
+		return // stale: from before a newer leader this node knows of
+	}
+	if s < m.cfg.ID {
+		// A lower node leads; this one is alive: bully it.
+		m.setEpoch(e)
+		switch m.phase {
+		case leading:
+			m.setEpoch(e + 1)
+			m.announce()
+		case probing, awaiting:
+		default:
+			m.campaign()
+		}
+		return
+	}
+	if e == m.epoch && m.phase == following && m.leader > s {
+		return // two leaders of one epoch: the higher will bully the lower
+	}
+	m.leaveLeading()
+	m.cancelTimer(timerAnswer)
+	m.cancelTimer(timerCoordinator)
+	m.setEpoch(e)
+	m.phase, m.leader = following, s
+	m.setTimer(timerSuspect, m.cfg.Timing.Suspicion)
+}
+
+// --- majority ------------------------------------------------------------
+
+func (m *machine) armBarrier(who election.NodeID) {
+	m.barrier, m.acked = true, who
+	m.setTimer(timerSuspect, m.cfg.Timing.Suspicion)
+}
+
+// collect: no higher ID answered; ask every lower ID for its vote.
+func (m *machine) collect() {
+	m.cancelTimer(timerAnswer)
+	m.phase = collecting
+	for _, l := range m.lower {
+		m.send(l, election.Message{Type: TypeElection, Epoch: m.candEpoch, Seq: m.round, Candidate: m.cfg.ID})
+	}
+	m.setTimer(timerVotes, m.cfg.Timing.Suspicion+m.cfg.Timing.Answer+m.jitter())
+	m.countVotes()
+}
+
+// countVotes wins the epoch once a majority voted. The node's own vote
+// counts only once its barrier has passed, as anyone's.
+func (m *machine) countVotes() {
+	n := len(m.votes)
+	if !m.barrier {
+		n++
+	}
+	if n < m.cfg.MajoritySize() {
+		return
+	}
+	m.cancelTimer(timerVotes)
+	m.epoch, m.votedEpoch, m.votedFor = m.candEpoch, m.candEpoch, m.cfg.ID
+	m.persist()
+	m.votes = nil
+	m.phase = leading
+	m.pending = map[uint64]map[election.NodeID]bool{}
+	m.leaseRound, m.hasLease = 0, false
+	// Role leader comes with the first lease: when a majority has
+	// acknowledged the COORDINATOR.
+	m.heartbeat(TypeCoordinator)
+	m.termRound = m.hb
+	m.setTimer(timerHeartbeat, m.cfg.Timing.Heartbeat)
+}
+
+// heartbeat sends one numbered round (COORDINATOR or HEARTBEAT) to all.
+// Plain leaders send HEARTBEAT only; their COORDINATOR goes to lower IDs.
+func (m *machine) heartbeat(typ string) {
+	m.hb++
+	m.broadcast(election.Message{Type: typ, Epoch: m.epoch, Seq: m.hb})
+	if !m.quorum {
+		return
+	}
+	m.pending[m.hb] = map[election.NodeID]bool{}
+	m.setTimer(leaseTimer(m.hb), m.lease)
+	m.ack(m.cfg.ID, m.hb) // the leader acknowledges its own round
+}
+
+// ack counts an acknowledgement of round r; a majority renews the lease
+// until r's send time + lease.
+func (m *machine) ack(from election.NodeID, r uint64) {
+	acks, ok := m.pending[r]
+	if !ok {
+		return
+	}
+	acks[from] = true
+	if len(acks) < m.cfg.MajoritySize() || r <= m.leaseRound {
+		return
+	}
+	for k := range m.pending {
+		if k < r {
+			m.cancelTimer(leaseTimer(k))
+			delete(m.pending, k)
+		}
+	}
+	if m.leaseRound != 0 && m.leaseRound < r {
+		m.cancelTimer(leaseTimer(m.leaseRound))
+	}
+	delete(m.pending, r) // its timer stays: it is the lease's end
+	m.leaseRound, m.hasLease = r, true
+}
+
+// quorumProbe: ELECTION from a lower ID, a probe.
+func (m *machine) quorumProbe(s election.NodeID, e, seq uint64) {
+	if m.phase == leading {
+		if e > m.epoch {
+			// The asker has committed to a newer epoch (it voted
+			// in an election that came to nothing) and cannot
+			// follow this one: win a newer epoch.
+			m.campaign()
+			return
+		}
+		m.send(s, election.Message{Type: TypeCoordinator, Epoch: m.epoch, Seq: m.hb})
+		return
+	}
+	m.send(s, election.Message{Type: TypeOK, Epoch: m.epoch, Seq: seq})
+	switch {
+	case m.phase == following && m.leaderAlive:
+		// The leader is alive; it will answer for itself.
+	case m.phase == probing || m.phase == awaiting || m.phase == collecting:
+	case m.phase == idle && m.barrier:
+		// Voted (or promised to vote) for a higher candidate a
+		// moment ago; that candidate will answer.
+	default:
+		m.campaign()
+	}
+}
+
+// voteRequest: ELECTION from a higher candidate s for epoch e.
+func (m *machine) voteRequest(s election.NodeID, e, seq uint64) {
+	if e <= m.epoch {
+		if e == m.epoch && e == m.votedEpoch && m.votedFor == s && m.phase != following && m.phase != leading {
+			// A retry of a request already granted: the vote may
+			// have been lost (or this node restarted before
+			// sending it). It leaves no earlier than any vote.
+			m.grant(s, e, seq)
+		}
+		return // stale, or this epoch is already committed elsewhere
+	}
+	if m.phase == following && m.leaderAlive && s < m.leader {
+		return // a live leader outranks the candidate
+	}
+	if m.phase == leading {
+		// Outranked: step down before granting, and say so first.
+		m.leaveLeading()
+		m.publish()
+	}
+	// Withdraw any candidacy of this node's own: its self-vote was never
+	// sent, so giving the epoch's vote to s is the only vote cast.
+	m.cancelTimer(timerAnswer)
+	m.cancelTimer(timerVotes)
+	m.cancelTimer(timerCoordinator)
+	m.votes = nil
+	m.phase, m.leader, m.leaderAlive = idle, election.None, false
+	m.epoch, m.votedEpoch, m.votedFor = e, e, s
+	m.persist() // before the vote leaves
+	m.grant(s, e, seq)
+}
+
+// grant sends the vote for s in epoch e, or promises it for when the
+// barrier passes: a leader this node acknowledged may still hold a lease on
+// that acknowledgement.
+func (m *machine) grant(s election.NodeID, e, seq uint64) {
+	if m.barrier && m.acked != s {
+		m.pledgeTo, m.pledgeEpoch, m.pledgeSeq = s, e, seq
+		return
+	}
+	// No barrier, or it was armed by s itself: no other node's lease
+	// rests on this node's recent acknowledgements.
+	m.pledgeTo = election.None
+	m.send(s, election.Message{Type: TypeVote, Epoch: e, Candidate: s, Seq: seq})
+	m.armBarrier(s) // a vote is an acknowledgement of the leader-to-be
+}
+
+// quorumClaim: COORDINATOR or HEARTBEAT from s in epoch e, round r.
+func (m *machine) quorumClaim(s election.NodeID, e, r uint64) {
+	if e < m.epoch {
+		return // stale: this node has committed to a newer epoch
+	}
+	if s < m.cfg.ID {
+		// A lower node leads; this node takes over with a newer
+		// epoch. It does not acknowledge: it lends no lease to s.
+		switch m.phase {
+		case probing, awaiting, collecting:
+		case leading:
+			if e > m.epoch {
+				m.campaign()
+			}
+		case following:
+			if !m.leaderAlive || m.leader < s {
+				m.campaign()
+			}
+			// Else this node's own, higher leader will bully s.
+		default:
+			m.campaign()
+		}
+		return
+	}
+	if m.phase == leading && e == m.epoch {
+		return // cannot happen: one winner per epoch
+	}
+	m.leaveLeading()
+	m.cancelTimer(timerAnswer)
+	m.cancelTimer(timerVotes)
+	m.cancelTimer(timerCoordinator)
+	m.votes = nil
+	m.pledgeTo = election.None // the epoch it was for is decided or superseded
+	if e > m.epoch {
+		m.epoch = e
+		m.persist()
+	}
+	m.phase, m.leader, m.leaderAlive = following, s, true
+	m.armBarrier(s)
+	m.send(s, election.Message{Type: TypeHeartbeatAck, Epoch: e, Seq: r})
+}
