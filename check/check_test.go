@@ -100,23 +100,40 @@ func TestKilledLeaderIntervalEndsAtKill(t *testing.T) {
 	}
 }
 
-func TestPausedLeaderCountsAsStaleLeader(t *testing.T) {
+func TestPausedLeaderIsStaleUntilItThaws(t *testing.T) {
 	h := stableFive()
 	h.nodeFault(500, 510, "pause", 5)
 	h.lead(1200, 4, 2).follow(1200, 4, 2, 1, 2, 3)
 	h.nodeFault(2000, 2010, "resume", 5)
-	h.follow(2050, 4, 2, 5) // 5 learns it was replaced
+	h.follow(2050, 4, 2, 5) // 5 learns it was replaced 40ms after it thawed
 	v := Check(h.recs, opts(5), NoSplitBrain)
 	ev := splitEvidence(t, v)
-	if v.Pass || len(ev.Overlaps) != 1 {
-		t.Fatalf("a paused leader still believes it leads: want one overlap, got %+v", ev.Overlaps)
+	// Frozen from 1200 to 2010 it could not act: stale, not split brain.
+	if len(ev.StaleOverlaps) != 1 || ev.StaleOverlaps[0].Duration != 810*time.Millisecond || !slices.Equal(ev.StaleOverlaps[0].Paused, []election.NodeID{5}) {
+		t.Fatalf("stale overlaps %+v, want one of 810ms with 5 paused", ev.StaleOverlaps)
 	}
-	o := ev.Overlaps[0]
-	if o.Duration != 850*time.Millisecond || !slices.Equal(o.Paused, []election.NodeID{5}) {
-		t.Fatalf("overlap %v with paused %v, want 850ms with 5 paused", o.Duration, o.Paused)
+	// Thawed and still leading for 40ms beside 4: that is split brain.
+	if v.Pass || len(ev.Overlaps) != 1 || ev.Overlaps[0].Duration != 40*time.Millisecond || len(ev.Overlaps[0].Paused) != 0 {
+		t.Fatalf("acting overlaps %+v, want one of 40ms after the resume", ev.Overlaps)
 	}
 	if !strings.Contains(v.Summary, "stale") {
 		t.Errorf("summary %q does not name the stale leader", v.Summary)
+	}
+}
+
+func TestPausedLeaderThatStepsDownOnThawIsNoSplitBrain(t *testing.T) {
+	h := stableFive()
+	h.nodeFault(500, 510, "pause", 5)
+	h.lead(1200, 4, 2).follow(1200, 4, 2, 1, 2, 3)
+	h.follow(2005, 4, 2, 5) // its lease timer fires first thing on thaw
+	h.nodeFault(2000, 2010, "resume", 5)
+	v := Check(h.recs, opts(5), NoSplitBrain)
+	ev := splitEvidence(t, v)
+	if !v.Pass || len(ev.Overlaps) != 0 {
+		t.Fatalf("a leader frozen while replaced and stepping down on thaw is not split brain: %s %+v", v.Summary, ev.Overlaps)
+	}
+	if len(ev.StaleOverlaps) != 1 || ev.StaleOverlaps[0].Duration != 805*time.Millisecond {
+		t.Fatalf("stale overlaps %+v, want one of 805ms (1200..2005)", ev.StaleOverlaps)
 	}
 }
 

@@ -14,7 +14,8 @@ import (
 // LeaderInterval is a stretch during which one node held role=leader. It
 // ends when the node's view changes, when the node is killed or stopped, or
 // at the end of the history (Open). A pause does not end it: a frozen leader
-// still believes it leads and acts on that the moment it thaws.
+// still believes it leads. Whether that belief counts as split brain is
+// decided per overlap (see Overlaps): a frozen process cannot act on it.
 type LeaderInterval struct {
 	Node  election.NodeID `json:"node"`
 	Start time.Time       `json:"start"`
@@ -63,6 +64,8 @@ func LeaderIntervals(t *Timeline) []LeaderInterval {
 }
 
 // Overlap is an instant range during which two nodes both held role=leader.
+// Overlaps returns the stretches where both could act on that belief (split
+// brain); StaleOverlaps the stretches where one of them was frozen.
 type Overlap struct {
 	Nodes    [2]election.NodeID `json:"nodes"`
 	Start    time.Time          `json:"start"`
@@ -70,8 +73,9 @@ type Overlap struct {
 	Offset   string             `json:"offset"` // Start from the history's start
 	Duration time.Duration      `json:"duration"`
 	Millis   float64            `json:"ms"`
-	// Paused lists the nodes of the pair that were paused at some point
-	// of the overlap: a stale leader that did not know it was replaced.
+	// Paused lists the nodes of the pair that were paused throughout the
+	// overlap: a stale leader, frozen, that did not know it was replaced.
+	// Only stale overlaps have it.
 	Paused []election.NodeID `json:"paused,omitempty"`
 	// Open: still overlapping when the history ends.
 	Open bool `json:"open,omitempty"`
@@ -80,7 +84,14 @@ type Overlap struct {
 // SplitBrainEvidence is the evidence of no-split-brain.
 type SplitBrainEvidence struct {
 	LeaderIntervals []LeaderInterval `json:"leader_intervals"`
-	Overlaps        []Overlap        `json:"overlaps"`
+	// Overlaps are split brain: two leaders that could both act.
+	Overlaps []Overlap `json:"overlaps"`
+	// StaleOverlaps are stretches where a frozen (paused) leader still
+	// believed it led while another node led. A frozen process sends
+	// nothing, so this is not split brain; what matters is what the stale
+	// leader does when it thaws, which Overlaps then shows.
+	StaleOverlaps []Overlap `json:"stale_overlaps,omitempty"`
+	StaleMillis   float64   `json:"stale_ms,omitempty"`
 	// PairTotal sums the pairwise overlaps; Total is the time during which
 	// two or more nodes led (three leaders at once count once).
 	PairTotal       time.Duration `json:"pair_total"`
@@ -89,11 +100,25 @@ type SplitBrainEvidence struct {
 	PairTotalMillis float64       `json:"pair_total_ms"`
 }
 
-// Overlaps returns every pair of leader intervals of different nodes that
-// share a positive stretch of time, sorted by start. Touching intervals (one
-// ends at the instant the other starts) do not overlap.
+// Overlaps returns every stretch during which two nodes both held
+// role=leader while neither was paused (split brain), sorted by start.
+// Touching intervals (one ends at the instant the other starts) do not
+// overlap.
 func Overlaps(t *Timeline, ivs []LeaderInterval) []Overlap {
-	var out []Overlap
+	acting, _ := splitOverlaps(t, ivs)
+	return acting
+}
+
+// StaleOverlaps returns the stretches during which two nodes both held
+// role=leader while one of them was paused.
+func StaleOverlaps(t *Timeline, ivs []LeaderInterval) []Overlap {
+	_, stale := splitOverlaps(t, ivs)
+	return stale
+}
+
+// splitOverlaps finds every pairwise overlap of leader intervals and cuts it
+// at the pair's pause boundaries into acting and stale pieces.
+func splitOverlaps(t *Timeline, ivs []LeaderInterval) (acting, stale []Overlap) {
 	for i, a := range ivs {
 		for _, b := range ivs[i+1:] {
 			if !b.Start.Before(a.End) {
@@ -110,18 +135,84 @@ func Overlaps(t *Timeline, ivs []LeaderInterval) []Overlap {
 			if pair[0] > pair[1] {
 				pair[0], pair[1] = pair[1], pair[0]
 			}
-			o := Overlap{Nodes: pair, Start: start, End: end, Offset: rel(t, start), Duration: end.Sub(start), Open: a.Open && b.Open && end.Equal(t.End)}
-			o.Millis = ms(o.Duration)
-			for _, n := range pair {
-				if pausedDuring(t, n, start, end) {
-					o.Paused = append(o.Paused, n)
+			open := a.Open && b.Open && end.Equal(t.End)
+			for _, piece := range pausePieces(t, pair, start, end) {
+				o := Overlap{Nodes: pair, Start: piece.start, End: piece.end, Offset: rel(t, piece.start),
+					Duration: piece.end.Sub(piece.start), Open: open && piece.end.Equal(end), Paused: piece.paused}
+				o.Millis = ms(o.Duration)
+				if len(o.Paused) == 0 {
+					acting = append(acting, o)
+				} else {
+					stale = append(stale, o)
 				}
 			}
-			out = append(out, o)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Overlap) int { return a.Start.Compare(b.Start) })
+	byStart := func(a, b Overlap) int { return a.Start.Compare(b.Start) }
+	slices.SortStableFunc(acting, byStart)
+	slices.SortStableFunc(stale, byStart)
+	return acting, stale
+}
+
+type piece struct {
+	start, end time.Time
+	paused     []election.NodeID
+}
+
+// pausePieces cuts [start, end) wherever either node of pair is paused or
+// resumed, and names the paused nodes of each piece.
+func pausePieces(t *Timeline, pair [2]election.NodeID, start, end time.Time) []piece {
+	cuts := []time.Time{start, end}
+	for _, n := range pair {
+		for _, s := range pausedSpans(t, n) {
+			for _, c := range []time.Time{s.Start, s.End} {
+				if c.After(start) && c.Before(end) {
+					cuts = append(cuts, c)
+				}
+			}
+		}
+	}
+	slices.SortFunc(cuts, func(a, b time.Time) int { return a.Compare(b) })
+	cuts = slices.CompactFunc(cuts, func(a, b time.Time) bool { return a.Equal(b) })
+	var out []piece
+	for i := 0; i+1 < len(cuts); i++ {
+		p := piece{start: cuts[i], end: cuts[i+1]}
+		for _, n := range pair {
+			if pausedAt(t, n, p.start) {
+				p.paused = append(p.paused, n)
+			}
+		}
+		// Merge with the previous piece when nothing changed.
+		if k := len(out) - 1; k >= 0 && out[k].end.Equal(p.start) && slices.Equal(out[k].paused, p.paused) {
+			out[k].end = p.end
+			continue
+		}
+		out = append(out, p)
+	}
 	return out
+}
+
+func pausedSpans(t *Timeline, n election.NodeID) []StateSpan {
+	l := t.Lane(n)
+	if l == nil {
+		return nil
+	}
+	var out []StateSpan
+	for _, s := range l.States {
+		if s.State == Paused {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func pausedAt(t *Timeline, n election.NodeID, at time.Time) bool {
+	for _, s := range pausedSpans(t, n) {
+		if !at.Before(s.Start) && at.Before(s.End) {
+			return true
+		}
+	}
+	return false
 }
 
 func laterOf(a, b time.Time) time.Time {
@@ -136,19 +227,6 @@ func earlierOf(a, b time.Time) time.Time {
 		return a
 	}
 	return b
-}
-
-func pausedDuring(t *Timeline, n election.NodeID, start, end time.Time) bool {
-	l := t.Lane(n)
-	if l == nil {
-		return false
-	}
-	for _, s := range l.States {
-		if s.State == Paused && s.Start.Before(end) && s.End.After(start) {
-			return true
-		}
-	}
-	return false
 }
 
 // unionLength is the length of the union of the overlaps.
@@ -178,23 +256,26 @@ func unionLength(os []Overlap) time.Duration {
 // Every overlap is reported with its pair, start, end and length.
 func checkNoSplitBrain(t *Timeline, _ []history.Record, _ Options) Verdict {
 	ivs := LeaderIntervals(t)
-	ev := SplitBrainEvidence{LeaderIntervals: ivs, Overlaps: Overlaps(t, ivs)}
+	acting, stale := splitOverlaps(t, ivs)
+	ev := SplitBrainEvidence{LeaderIntervals: ivs, Overlaps: acting, StaleOverlaps: stale}
 	for _, o := range ev.Overlaps {
 		ev.PairTotal += o.Duration
 	}
+	ev.StaleMillis = ms(unionLength(stale))
 	ev.Total = unionLength(ev.Overlaps)
 	ev.TotalMillis, ev.PairTotalMillis = ms(ev.Total), ms(ev.PairTotal)
 	v := Verdict{Checker: NoSplitBrain, Evidence: ev, Pass: len(ev.Overlaps) == 0}
+	staleNote := ""
+	if len(stale) > 0 {
+		staleNote = fmt.Sprintf("; a paused (frozen) stale leader believed it led beside another for %v, not counted: it could not act", unionLength(stale))
+	}
 	if v.Pass {
-		v.Summary = fmt.Sprintf("%d leader interval(s), never two leaders at once", len(ivs))
+		v.Summary = fmt.Sprintf("%d leader interval(s), never two acting leaders at once%s", len(ivs), staleNote)
 		return v
 	}
 	o := ev.Overlaps[0]
-	v.Summary = fmt.Sprintf("%d overlap(s), two or more leaders for %v in total; first: nodes %d and %d both leaders from %s for %v",
-		len(ev.Overlaps), ev.Total, o.Nodes[0], o.Nodes[1], o.Offset, o.Duration)
-	if len(o.Paused) > 0 {
-		v.Summary += fmt.Sprintf(" (node %s paused: a stale leader)", idList(o.Paused))
-	}
+	v.Summary = fmt.Sprintf("%d overlap(s), two or more leaders for %v in total; first: nodes %d and %d both leaders from %s for %v%s",
+		len(ev.Overlaps), ev.Total, o.Nodes[0], o.Nodes[1], o.Offset, o.Duration, staleNote)
 	return v
 }
 

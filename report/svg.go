@@ -381,18 +381,23 @@ func timelinePlot(tl *check.Timeline, pal palette, r Report, checkpoints []time.
 	}
 
 	y := lanesBottom + 12
-	// The split-brain strip: every instant with two or more leaders.
-	overlaps := check.Overlaps(tl, check.LeaderIntervals(tl))
+	// The split-brain strip: every instant with two or more leaders. A
+	// stretch where one of them was frozen (paused) is drawn paler: a
+	// stale belief, not two acting leaders.
+	ivs := check.LeaderIntervals(tl)
+	overlaps := append(check.Overlaps(tl, ivs), check.StaleOverlaps(tl, ivs)...)
 	if len(overlaps) > 0 {
 		p.Texts = append(p.Texts, svgText{X: left - 8, Y: y + 9, Text: "≥2 leaders", Anchor: "end", Fill: splitColour, Size: 10, Bold: true})
 		p.Rects = append(p.Rects, svgRect{X: left, Y: y, W: sc.width, H: 12, Fill: "#fff5f5", Stroke: "#f3c4c4", StrokeW: 0.5})
 		for _, o := range overlaps {
 			x1, x2 := sc.x(o.Start), sc.x(o.End)
 			t := fmt.Sprintf("nodes %d and %d both leaders\n%s → %s (%v)", o.Nodes[0], o.Nodes[1], offset(tl, o.Start), offset(tl, o.End), roundDur(o.Duration))
+			opacity := 0.75
 			if len(o.Paused) > 0 {
-				t += fmt.Sprintf("\nnode %s was paused: a stale leader", idsText(o.Paused))
+				t += fmt.Sprintf("\nnode %s was paused: a stale leader that could not act (not split brain)", idsText(o.Paused))
+				opacity = 0.25
 			}
-			p.Rects = append(p.Rects, svgRect{X: x1, Y: y, W: math.Max(x2-x1, 1.5), H: 12, Fill: splitColour, Opacity: 0.75, Title: t})
+			p.Rects = append(p.Rects, svgRect{X: x1, Y: y, W: math.Max(x2-x1, 1.5), H: 12, Fill: splitColour, Opacity: opacity, Title: t})
 		}
 		y += 18
 	}
