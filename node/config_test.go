@@ -1,0 +1,129 @@
+package node
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestParseArgsDefaultsAndPeers(t *testing.T) {
+	c, err := ParseArgs([]string{"--id", "2", "--peers", "1=node1,2=node2:7222,3=10.0.0.3", "--algorithm", testAlgorithm}, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Peer{{1, "node1", 6222}, {2, "node2", 7222}, {3, "10.0.0.3", 6222}}
+	if len(c.Peers) != len(want) {
+		t.Fatalf("peers %v, want %v", c.Peers, want)
+	}
+	for i := range want {
+		if c.Peers[i] != want[i] {
+			t.Fatalf("peers %v, want %v", c.Peers, want)
+		}
+	}
+	if c.ID != 2 || c.Cluster != "ringleader" || c.ClientPort != 4222 || c.ClusterPort != 6222 ||
+		c.ListenHost != "0.0.0.0" || c.StatusAddr != ":8080" || c.StateDir != "/var/lib/ringleader" ||
+		c.Quorum != election.NoQuorum || c.Timing != election.DefaultTiming {
+		t.Fatalf("defaults not applied: %+v", c)
+	}
+}
+
+func TestFlagWinsOverEnvironment(t *testing.T) {
+	e := env(map[string]string{"RINGLEADER_ID": "1", "RINGLEADER_PEERS": "1=a,2=b", "RINGLEADER_ALGORITHM": testAlgorithm, "RINGLEADER_SUSPICION": "900ms", "RINGLEADER_STATUS_ADDR": ""})
+	c, err := ParseArgs([]string{"--suspicion", "700ms"}, e, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ID != 1 || c.Timing.Suspicion != 700*time.Millisecond || len(c.Peers) != 2 {
+		t.Fatalf("got %+v", c)
+	}
+}
+
+// TestBadValueNamesTheFlagOrVariable: each bad value is reported with the
+// flag's name when it came from the command line, the variable's when it
+// came from the environment, and says what would be valid.
+func TestBadValueNamesTheFlagOrVariable(t *testing.T) {
+	base := []string{"--id", "1", "--peers", "1=a,2=b", "--algorithm", testAlgorithm}
+	cases := []struct {
+		name  string
+		args  []string
+		env   map[string]string
+		where string
+		hint  string
+	}{
+		{"missing id", []string{"--peers", "1=a"}, nil, "--id", "positive integer"},
+		{"zero id", []string{"--id", "0", "--peers", "1=a"}, nil, "--id", "positive integer"},
+		{"id from env", nil, map[string]string{"RINGLEADER_ID": "x", "RINGLEADER_PEERS": "1=a"}, "RINGLEADER_ID", "positive integer"},
+		{"missing peers", []string{"--id", "1"}, nil, "--peers", "ID=HOST"},
+		{"peers without self", []string{"--id", "3", "--peers", "1=a,2=b"}, nil, "--peers", "3=HOST"},
+		{"peer duplicate", []string{"--id", "1", "--peers", "1=a,1=b"}, nil, "--peers", "twice"},
+		{"peer bad port", []string{"--id", "1", "--peers", "1=a:99999"}, nil, "--peers", "1-65535"},
+		{"peer no host", []string{"--id", "1", "--peers", "1="}, nil, "--peers", "ID=HOST"},
+		{"unknown algorithm", []string{"--id", "1", "--peers", "1=a", "--algorithm", "nope"}, nil, "--algorithm", testAlgorithm},
+		{"bad quorum", append(base, "--quorum", "most"), nil, "--quorum", "none or majority"},
+		{"quorum unsupported", append(base, "--quorum", "majority"), nil, "--quorum", "no quorum mode"},
+		{"bad heartbeat", append(base, "--heartbeat", "fast"), nil, "--heartbeat", "duration"},
+		{"suspicion not above heartbeat", append(base, "--heartbeat", "1s", "--suspicion", "1s"), nil, "--suspicion", "longer"},
+		{"suspicion from env", base, map[string]string{"RINGLEADER_SUSPICION": "-1s"}, "RINGLEADER_SUSPICION", "positive duration"},
+		{"bad cluster", append(base, "--cluster", "a.b"), nil, "--cluster", "subject token"},
+		{"bad client port", append(base, "--client-port", "0"), nil, "--client-port", "1-65535"},
+		{"bad cluster port", append(base, "--cluster-port", "http"), nil, "--cluster-port", "1-65535"},
+		{"bad nats url", append(base, "--nats-url", "localhost:4222"), nil, "--nats-url", "nats://"},
+		{"bad status addr", append(base, "--status-addr", "8080"), nil, "--status-addr", "[HOST]:PORT"},
+		{"empty state dir", append(base, "--state-dir", ""), nil, "--state-dir", "writable directory"},
+		{"quiet log level", append(base, "--log-level", "warn"), nil, "--log-level", "info, debug or trace"},
+		{"bad seed", append(base, "--seed", "-3"), nil, "--seed", "unsigned"},
+		{"unknown flag", append(base, "--colour", "red"), nil, "flags", "colour"},
+		{"stray argument", append(base, "extra"), nil, "arguments", "extra"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseArgs(c.args, env(c.env), io.Discard)
+			var ue *UsageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("err %v, want a *UsageError", err)
+			}
+			if ue.Name != c.where {
+				t.Errorf("error names %q, want %q: %v", ue.Name, c.where, err)
+			}
+			if !strings.Contains(err.Error(), c.hint) {
+				t.Errorf("error %q does not say %q", err, c.hint)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error spans lines: %q", err)
+			}
+		})
+	}
+}
+
+func TestHelpIsNotAnError(t *testing.T) {
+	var out strings.Builder
+	_, err := ParseArgs([]string{"-h"}, env(nil), &out)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("err %v, want flag.ErrHelp", err)
+	}
+	for _, s := range settings {
+		if !strings.Contains(out.String(), s.env) {
+			t.Errorf("usage does not mention %s", s.env)
+		}
+	}
+}
+
+func TestPeersRoundTrip(t *testing.T) {
+	in := "1=node1:6222,2=[::1]:7000,3=10.0.0.3:6222"
+	p, err := ParsePeers(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := FormatPeers(p); got != in {
+		t.Fatalf("FormatPeers(ParsePeers(%q)) = %q", in, got)
+	}
+}

@@ -1,0 +1,473 @@
+// Package node runs one election machine as a process: an embedded NATS
+// server meshed with its peers' servers, wall-clock timers, durable state,
+// failure hints, the JSON event log the harness reads, and a status
+// endpoint. One goroutine owns the machine; everything that happens to the
+// node (a message, a timer, a hint) is queued into that goroutine, so the
+// machine is never stepped concurrently and the log's sequence numbers
+// follow the order in which the machine saw things.
+package node
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	mrand "math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/wire"
+	"github.com/sirupsen/logrus"
+)
+
+// inputKind is what the event loop is handed.
+type inputKind int
+
+const (
+	inRecv     inputKind = iota + 1 // raw bytes from the inbox
+	inTimer                         // a timer fired (checked against its generation)
+	inPeerDown                      // a failure hint
+	inPeerUp                        // a peer is reachable again (clears the hint)
+	inStall                         // tests: block the loop until the channel closes
+)
+
+type input struct {
+	kind   inputKind
+	data   []byte
+	timer  string
+	gen    uint64
+	peer   election.NodeID
+	source string
+	stall  chan struct{}
+}
+
+type armedTimer struct {
+	gen uint64
+	t   *time.Timer
+}
+
+// Node is a running node. Start one with Start or Run.
+type Node struct {
+	cfg     Config
+	members []election.NodeID
+	log     *logrus.Logger
+	boot    string
+
+	// Owned by the loop goroutine.
+	m      election.Machine
+	seq    uint64
+	timers map[string]*armedTimer
+	gen    uint64
+	down   map[election.NodeID]bool
+
+	srv    *server.Server // nil with an external NATS URL
+	nc     *nats.Conn
+	status *http.Server
+	ln     net.Listener
+
+	in       chan input
+	quit     chan struct{} // closed to end the loop
+	loopDone chan struct{} // closed when the loop has ended
+	stopOnce sync.Once
+	killed   bool // set before quit is closed; read by the loop after
+
+	mu       sync.Mutex // guards view and stats, read by the status handler
+	view     election.View
+	stats    stats
+	closedWG sync.WaitGroup
+}
+
+// Run starts a node and runs it until ctx is cancelled, then stops it
+// gracefully (logs event=stop, flushes NATS, shuts the server down).
+func Run(ctx context.Context, cfg Config) error {
+	n, err := Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	n.Stop()
+	return nil
+}
+
+// Start boots a node: logs event=boot, loads durable state, starts the
+// embedded NATS server (or connects to cfg.NATSURL), subscribes, waits up
+// to cfg.PeerWait for the peers' inboxes, starts the machine and returns.
+// ctx bounds only the start-up.
+func Start(ctx context.Context, cfg Config) (*Node, error) {
+	if cfg.PeerWait <= 0 {
+		cfg.PeerWait = 2 * time.Second
+	}
+	if cfg.Cluster == "" {
+		cfg.Cluster = "ringleader"
+	}
+	if cfg.LogLevel == 0 {
+		cfg.LogLevel = logrus.InfoLevel
+	}
+	cfg.Timing = cfg.Timing.WithDefaults()
+	n := &Node{
+		cfg:      cfg,
+		members:  cfg.Members(),
+		boot:     newBootID(),
+		timers:   map[string]*armedTimer{},
+		down:     map[election.NodeID]bool{},
+		in:       make(chan input, 1024),
+		quit:     make(chan struct{}),
+		loopDone: make(chan struct{}),
+		view:     election.View{Role: election.Undecided},
+		stats:    newStats(),
+	}
+	n.log = logrus.New()
+	n.log.Out = os.Stdout
+	if cfg.Log != nil {
+		n.log.Out = cfg.Log
+	}
+	n.log.Formatter = &logrus.JSONFormatter{TimestampFormat: time.RFC3339Nano}
+	n.log.Level = cfg.LogLevel
+
+	durable, derr := loadDurable(cfg.StateDir, cfg.ID)
+	n.event(history.EventBoot, logrus.Fields{
+		history.LogSchema: history.LogSchemaVersion,
+		"algorithm":       cfg.Algorithm,
+		"quorum":          quorumName(cfg.Quorum),
+		"peers":           FormatPeers(cfg.Peers),
+		"cluster":         cfg.Cluster,
+		"heartbeat":       cfg.Timing.Heartbeat.String(),
+		"suspicion":       cfg.Timing.Suspicion.String(),
+		"answer":          cfg.Timing.Answer.String(),
+		"durable":         durable,
+		"seed":            cfg.Seed,
+		"embedded_nats":   cfg.NATSURL == "",
+	}, "node starting")
+	if derr != nil {
+		return nil, derr
+	}
+	if !containsID(cfg.Peers, cfg.ID) {
+		return nil, fmt.Errorf("node %d is not among its peers %s", cfg.ID, FormatPeers(cfg.Peers))
+	}
+
+	ecfg := election.Config{
+		ID:      cfg.ID,
+		Members: n.members,
+		Quorum:  cfg.Quorum,
+		Timing:  cfg.Timing,
+		Rand:    mrand.New(mrand.NewPCG(cfg.Seed, uint64(cfg.ID))),
+		Durable: durable,
+	}
+	var err error
+	if cfg.NewMachine != nil {
+		n.m, err = cfg.NewMachine(ecfg)
+	} else {
+		n.m, err = election.New(cfg.Algorithm, ecfg)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("node %d: %w", cfg.ID, err)
+	}
+
+	if err := n.startNATS(); err != nil {
+		n.closeTransport()
+		return nil, err
+	}
+	if cfg.StatusAddr != "" {
+		if err := n.startStatus(); err != nil {
+			n.closeTransport()
+			return nil, err
+		}
+	}
+	if n.srv != nil {
+		n.awaitPeers(ctx)
+		n.closedWG.Add(1)
+		go n.watchInterest()
+	}
+	go n.loop()
+	return n, nil
+}
+
+// Stop ends the node gracefully: the loop stops taking events, the node
+// logs event=stop, flushes what it sent and shuts its server down. It
+// returns when all of that is done; calling it again is a no-op.
+func (n *Node) Stop() { n.shutdown(false) }
+
+// kill ends the node as SIGKILL would: no stop line, the server's
+// connections closed at once (peers see their routes close).
+func (n *Node) kill() { n.shutdown(true) }
+
+func (n *Node) shutdown(abrupt bool) {
+	n.stopOnce.Do(func() {
+		if abrupt {
+			n.killed = true
+			// Close the transport first so that nothing the machine
+			// does after this moment reaches anyone.
+			n.closeTransport()
+		}
+		close(n.quit)
+		<-n.loopDone
+		if !abrupt {
+			n.closeTransport()
+		}
+		n.closedWG.Wait()
+	})
+}
+
+// Done is closed when the node's loop has ended.
+func (n *Node) Done() <-chan struct{} { return n.loopDone }
+
+// StatusAddr is the status listener's address (useful with port 0).
+func (n *Node) StatusAddr() string {
+	if n.ln == nil {
+		return ""
+	}
+	return n.ln.Addr().String()
+}
+
+// ClusterAddr is the embedded server's route listener (nil with an external
+// server).
+func (n *Node) ClusterAddr() *net.TCPAddr {
+	if n.srv == nil {
+		return nil
+	}
+	return n.srv.ClusterAddr()
+}
+
+// ClientURL is a URL for the node's NATS server (for tools and tests).
+func (n *Node) ClientURL() string {
+	if n.srv == nil {
+		return n.cfg.NATSURL
+	}
+	return n.srv.ClientURL()
+}
+
+// View is the node's current view.
+func (n *Node) View() election.View {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.view
+}
+
+// post queues an input for the loop; it gives up when the loop has ended.
+func (n *Node) post(in input) {
+	select {
+	case n.in <- in:
+	case <-n.loopDone:
+	case <-n.quit:
+	}
+}
+
+func (n *Node) loop() {
+	defer close(n.loopDone)
+	n.apply(n.m.Step(election.Event{Kind: election.EventStart}))
+	for {
+		select {
+		case <-n.quit:
+			for _, at := range n.timers {
+				at.t.Stop()
+			}
+			if !n.killed {
+				n.event(history.EventStop, logrus.Fields{
+					history.LogLeader: n.m.View().Leader,
+					history.LogEpoch:  n.m.View().Epoch,
+					history.LogRole:   n.m.View().Role,
+				}, "node stopping")
+			}
+			return
+		case in := <-n.in:
+			n.handle(in)
+		}
+	}
+}
+
+func (n *Node) handle(in input) {
+	switch in.kind {
+	case inRecv:
+		n.receive(in.data)
+	case inTimer:
+		at, ok := n.timers[in.timer]
+		if !ok || at.gen != in.gen {
+			return // cancelled or re-armed after this firing was queued
+		}
+		delete(n.timers, in.timer)
+		n.apply(n.m.Step(election.Event{Kind: election.EventTimer, Timer: in.timer}))
+	case inPeerDown:
+		if n.down[in.peer] || in.peer == n.cfg.ID {
+			return
+		}
+		n.down[in.peer] = true
+		n.mu.Lock()
+		n.stats.Hints++
+		n.mu.Unlock()
+		n.log.WithFields(logrus.Fields{history.LogNode: n.cfg.ID, history.LogBoot: n.boot, "peer": in.peer, "source": in.source}).Info("peer-down hint")
+		n.apply(n.m.Step(election.Event{Kind: election.EventPeerDown, Peer: in.peer}))
+	case inPeerUp:
+		delete(n.down, in.peer)
+	case inStall:
+		select {
+		case <-in.stall:
+		case <-n.quit:
+		}
+	}
+}
+
+func (n *Node) receive(data []byte) {
+	m, err := wire.Decode(data, n.cfg.Cluster, n.members)
+	if err == nil && m.To != n.cfg.ID {
+		err = &wire.Error{Reason: wire.BadRecipient, Detail: fmt.Sprintf("to %d arrived at node %d", m.To, n.cfg.ID)}
+	}
+	if err != nil {
+		reason := wire.ReasonOf(err)
+		n.mu.Lock()
+		n.stats.Dropped[string(reason)]++
+		n.mu.Unlock()
+		n.event(history.EventDrop, logrus.Fields{history.LogReason: string(reason), "detail": err.Error(), "bytes": len(data)}, "message dropped")
+		return
+	}
+	delete(n.down, m.From)
+	n.mu.Lock()
+	n.stats.Received++
+	n.stats.byType(m.Type).Received++
+	n.mu.Unlock()
+	n.event(history.EventRecv, msgFields(m), "")
+	n.apply(n.m.Step(election.Event{Kind: election.EventReceive, Msg: m}))
+}
+
+// apply carries out a machine's effects in order.
+func (n *Node) apply(effects []election.Effect) {
+	for _, e := range effects {
+		switch e.Kind {
+		case election.EffectSend:
+			n.send(e.Msg.Clone())
+		case election.EffectBroadcast:
+			for _, id := range n.members {
+				if id == n.cfg.ID {
+					continue
+				}
+				m := e.Msg.Clone()
+				m.To = id
+				n.send(m)
+			}
+		case election.EffectSetTimer:
+			if at, ok := n.timers[e.Timer]; ok {
+				at.t.Stop()
+			}
+			n.gen++
+			gen, name := n.gen, e.Timer
+			n.timers[name] = &armedTimer{gen: gen, t: time.AfterFunc(e.After, func() {
+				n.post(input{kind: inTimer, timer: name, gen: gen})
+			})}
+		case election.EffectCancelTimer:
+			if at, ok := n.timers[e.Timer]; ok {
+				at.t.Stop()
+				delete(n.timers, e.Timer)
+			}
+		case election.EffectView:
+			n.mu.Lock()
+			n.view = e.View
+			n.mu.Unlock()
+			n.event(history.EventView, logrus.Fields{
+				history.LogLeader: e.View.Leader,
+				history.LogEpoch:  e.View.Epoch,
+				history.LogRole:   e.View.Role,
+			}, "view changed")
+			if n.cfg.OnView != nil {
+				n.cfg.OnView(e.View)
+			}
+		case election.EffectPersist:
+			if err := saveDurable(n.cfg.StateDir, n.cfg.ID, e.Durable); err != nil {
+				n.log.WithFields(logrus.Fields{history.LogNode: n.cfg.ID, history.LogBoot: n.boot}).WithError(err).Error("durable state not saved")
+			}
+		}
+	}
+}
+
+func (n *Node) send(m election.Message) {
+	if m.From == election.None {
+		m.From = n.cfg.ID
+	}
+	b, err := wire.Encode(n.cfg.Cluster, m)
+	if err != nil {
+		n.log.WithFields(logrus.Fields{history.LogNode: n.cfg.ID, history.LogBoot: n.boot}).WithError(err).Error("message not sent")
+		return
+	}
+	n.mu.Lock()
+	n.stats.Sent++
+	n.stats.byType(m.Type).Sent++
+	n.mu.Unlock()
+	n.event(history.EventSend, msgFields(m), "")
+	// The reply subject is never answered by the peer: it is where our
+	// server reports "no responders" when nobody is subscribed to the
+	// peer's inbox any more, which is the fast failure hint.
+	err = n.nc.PublishMsg(&nats.Msg{Subject: n.inbox(m.To), Reply: n.nackSubject(m.To), Data: b})
+	if err != nil {
+		n.log.WithFields(logrus.Fields{history.LogNode: n.cfg.ID, history.LogBoot: n.boot, history.LogTo: m.To}).WithError(err).Warn("publish failed")
+	}
+}
+
+// event writes one event line with the node, boot and the next seq. Only
+// the loop goroutine (and Start, before the loop exists) calls it.
+func (n *Node) event(ev string, f logrus.Fields, msg string) {
+	n.seq++
+	if f == nil {
+		f = logrus.Fields{}
+	}
+	f[history.LogNode] = n.cfg.ID
+	f[history.LogBoot] = n.boot
+	f[history.LogSeq] = n.seq
+	f[history.LogEvent] = ev
+	if msg == "" {
+		msg = ev
+	}
+	n.log.WithFields(f).Info(msg)
+}
+
+func msgFields(m election.Message) logrus.Fields {
+	return logrus.Fields{
+		history.LogType:    m.Type,
+		history.LogFrom:    m.From,
+		history.LogTo:      m.To,
+		history.LogEpoch:   m.Epoch,
+		history.LogMessage: m,
+	}
+}
+
+func newBootID() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return strconv.FormatInt(time.Now().UnixNano(), 36)
+	}
+	return hex.EncodeToString(b[:])
+}
+
+func quorumName(q election.QuorumMode) string {
+	if q == election.NoQuorum {
+		return "none"
+	}
+	return string(q)
+}
+
+// Subjects. Every subject starts with ringleader.<cluster>. so clusters
+// sharing one NATS server never see each other's traffic.
+func (n *Node) inbox(id election.NodeID) string {
+	return fmt.Sprintf("ringleader.%s.node.%d", n.cfg.Cluster, id)
+}
+
+func (n *Node) nackSubject(to election.NodeID) string {
+	return fmt.Sprintf("ringleader.%s.nack.%d.%d", n.cfg.Cluster, n.cfg.ID, to)
+}
+
+// nackPeer extracts the recipient from a nack subject.
+func (n *Node) nackPeer(subject string) (election.NodeID, bool) {
+	prefix := fmt.Sprintf("ringleader.%s.nack.%d.", n.cfg.Cluster, n.cfg.ID)
+	rest, ok := strings.CutPrefix(subject, prefix)
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.Atoi(rest)
+	return election.NodeID(id), err == nil && id > 0
+}

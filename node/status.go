@@ -1,0 +1,96 @@
+package node
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+// stats are the node's counters, guarded by Node.mu.
+type stats struct {
+	Sent     uint64            `json:"sent"`
+	Received uint64            `json:"received"`
+	Dropped  map[string]uint64 `json:"dropped"`
+	// ByType counts sent and received messages per message type.
+	ByType map[string]*typeCount `json:"by_type"`
+	// Hints counts peer-down hints handed to the machine.
+	Hints uint64 `json:"peer_down_hints"`
+}
+
+type typeCount struct {
+	Sent     uint64 `json:"sent"`
+	Received uint64 `json:"received"`
+}
+
+func newStats() stats {
+	return stats{Dropped: map[string]uint64{}, ByType: map[string]*typeCount{}}
+}
+
+func (s *stats) byType(t string) *typeCount {
+	c, ok := s.ByType[t]
+	if !ok {
+		c = &typeCount{}
+		s.ByType[t] = c
+	}
+	return c
+}
+
+// Status is the body of GET /status.
+type Status struct {
+	Node      election.NodeID `json:"node"`
+	Boot      string          `json:"boot"`
+	Algorithm string          `json:"algorithm"`
+	View      election.View   `json:"view"`
+	Counters  stats           `json:"counters"`
+	Healthy   bool            `json:"healthy"`
+}
+
+// Status returns a snapshot of the node's view and counters.
+func (n *Node) Status() Status {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	c := stats{Sent: n.stats.Sent, Received: n.stats.Received, Hints: n.stats.Hints, Dropped: map[string]uint64{}, ByType: map[string]*typeCount{}}
+	for k, v := range n.stats.Dropped {
+		c.Dropped[k] = v
+	}
+	for k, v := range n.stats.ByType {
+		cp := *v
+		c.ByType[k] = &cp
+	}
+	return Status{Node: n.cfg.ID, Boot: n.boot, Algorithm: n.cfg.Algorithm, View: n.view, Counters: c, Healthy: n.healthy()}
+}
+
+func (n *Node) healthy() bool { return n.nc != nil && n.nc.IsConnected() }
+
+func (n *Node) startStatus() error {
+	ln, err := net.Listen("tcp", n.cfg.StatusAddr)
+	if err != nil {
+		return fmt.Errorf("node %d: status listener on %s: %w", n.cfg.ID, n.cfg.StatusAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.Encode(n.Status())
+	})
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if !n.healthy() {
+			http.Error(w, "NATS connection down\n", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	n.ln = ln
+	n.status = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	n.closedWG.Add(1)
+	go func() {
+		defer n.closedWG.Done()
+		n.status.Serve(ln)
+	}()
+	return nil
+}

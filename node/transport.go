@@ -1,0 +1,237 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+	"github.com/sirupsen/logrus"
+)
+
+// Route settings. The defaults notice a silently dead route after about a
+// minute; these notice it in under a second (DESIGN.md, measured). One
+// connection per pair (PoolSize -1) because a pool heals unevenly after a
+// partition and loses messages; compression off because it only adds
+// latency to tiny messages.
+const (
+	routePingInterval = 300 * time.Millisecond
+	routeMaxPingsOut  = 2
+	// interestPoll is how often the node looks at its server's interest
+	// table for peers whose inbox vanished (a closed route removes it).
+	interestPoll = 20 * time.Millisecond
+)
+
+func (n *Node) serverOptions() *server.Options {
+	c := n.cfg
+	opts := &server.Options{
+		ServerName:      fmt.Sprintf("%s-node-%d", c.Cluster, c.ID),
+		Host:            c.ListenHost,
+		Port:            c.ClientPort,
+		NoSigs:          true,
+		NoLog:           c.LogLevel < logrus.DebugLevel,
+		NoSystemAccount: true,
+		MaxPayload:      1 << 20,
+	}
+	if opts.Host == "" {
+		opts.Host = "0.0.0.0"
+	}
+	if opts.Port == 0 {
+		opts.Port = 4222
+	}
+	opts.Cluster.Name = c.Cluster
+	opts.Cluster.Host = opts.Host
+	opts.Cluster.Port = c.ClusterPort
+	if opts.Cluster.Port == 0 {
+		opts.Cluster.Port = DefaultClusterPort
+	}
+	opts.Cluster.PoolSize = -1
+	opts.Cluster.Compression = server.CompressionOpts{Mode: server.CompressionOff}
+	opts.Cluster.PingInterval = routePingInterval
+	opts.Cluster.MaxPingsOut = routeMaxPingsOut
+	for _, p := range c.Peers {
+		if p.ID == c.ID {
+			continue // a route to ourselves would be refused anyway
+		}
+		opts.Routes = append(opts.Routes, &url.URL{Scheme: "nats-route", Host: hostPort(p.Host, p.Port)})
+	}
+	return opts
+}
+
+func hostPort(h string, p int) string {
+	if len(h) > 0 && h[0] != '[' && containsColon(h) {
+		h = "[" + h + "]"
+	}
+	return h + ":" + strconv.Itoa(p)
+}
+
+func containsColon(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ':' {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *Node) startNATS() error {
+	c := n.cfg
+	nopts := []nats.Option{
+		nats.Name(fmt.Sprintf("ringleader-node-%d", c.ID)),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(100 * time.Millisecond),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			n.log.WithFields(logrus.Fields{history.LogNode: c.ID, history.LogBoot: n.boot}).WithError(err).Warn("nats error")
+		}),
+	}
+	url := c.NATSURL
+	if url == "" {
+		srv, err := server.NewServer(n.serverOptions())
+		if err != nil {
+			return fmt.Errorf("node %d: embedded NATS server: %w", c.ID, err)
+		}
+		if c.LogLevel >= logrus.DebugLevel {
+			srv.SetLoggerV2(natsLogger{n.log.WithFields(logrus.Fields{history.LogNode: c.ID, history.LogBoot: n.boot, "nats": true})}, true, c.LogLevel >= logrus.TraceLevel, false)
+		}
+		srv.Start()
+		n.srv = srv
+		if !srv.ReadyForConnections(10 * time.Second) {
+			return fmt.Errorf("node %d: embedded NATS server did not listen on %s:%d (client) and %s:%d (cluster) within 10s; is a port taken?", c.ID, c.ListenHost, c.ClientPort, c.ListenHost, c.ClusterPort)
+		}
+		nopts = append(nopts, nats.InProcessServer(srv))
+		url = srv.ClientURL()
+	}
+	nc, err := nats.Connect(url, nopts...)
+	if err != nil {
+		return fmt.Errorf("node %d: connect to NATS at %s: %w", c.ID, url, err)
+	}
+	n.nc = nc
+	if _, err := nc.Subscribe(n.inbox(c.ID), func(m *nats.Msg) {
+		n.post(input{kind: inRecv, data: m.Data})
+	}); err != nil {
+		return fmt.Errorf("node %d: subscribe to its inbox: %w", c.ID, err)
+	}
+	if _, err := nc.Subscribe(fmt.Sprintf("ringleader.%s.nack.%d.*", c.Cluster, c.ID), func(m *nats.Msg) {
+		if m.Header.Get("Status") != "503" {
+			return
+		}
+		if peer, ok := n.nackPeer(m.Subject); ok {
+			n.post(input{kind: inPeerDown, peer: peer, source: "no-responders"})
+		}
+	}); err != nil {
+		return fmt.Errorf("node %d: subscribe to its no-responders subject: %w", c.ID, err)
+	}
+	if err := nc.Flush(); err != nil {
+		return fmt.Errorf("node %d: NATS flush: %w", c.ID, err)
+	}
+	return nil
+}
+
+// peerInterest reports, per peer, whether the embedded server knows a
+// subscriber for that peer's inbox, i.e. whether a route to it is up and
+// its node is subscribed.
+func (n *Node) peerInterest() map[election.NodeID]bool {
+	acc := n.srv.GlobalAccount()
+	out := make(map[election.NodeID]bool, len(n.members))
+	for _, id := range n.members {
+		if id != n.cfg.ID {
+			out[id] = acc.SubscriptionInterest(n.inbox(id))
+		}
+	}
+	return out
+}
+
+// awaitPeers waits until every peer's inbox is reachable, or PeerWait
+// passes (peers may be down; the machine copes with that).
+func (n *Node) awaitPeers(ctx context.Context) {
+	deadline := time.NewTimer(n.cfg.PeerWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(interestPoll)
+	defer tick.Stop()
+	for {
+		all := true
+		for _, up := range n.peerInterest() {
+			all = all && up
+		}
+		if all {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			n.log.WithFields(logrus.Fields{history.LogNode: n.cfg.ID, history.LogBoot: n.boot, "reachable": n.peerInterest()}).Info("starting before every peer is reachable")
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// watchInterest turns a peer's inbox vanishing from the server's interest
+// table into a peer-down hint. A killed peer's kernel closes its route at
+// once, the server drops the peer's subscriptions, and the hint follows
+// within one poll; a paused or cut-off peer is noticed only when route
+// pings time out.
+func (n *Node) watchInterest() {
+	defer n.closedWG.Done()
+	prev := n.peerInterest()
+	tick := time.NewTicker(interestPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-n.quit:
+			return
+		case <-tick.C:
+		}
+		now := n.peerInterest()
+		for id, up := range now {
+			switch {
+			case prev[id] && !up:
+				n.post(input{kind: inPeerDown, peer: id, source: "route"})
+			case !prev[id] && up:
+				n.post(input{kind: inPeerUp, peer: id})
+			}
+		}
+		prev = now
+	}
+}
+
+func (n *Node) closeTransport() {
+	if n.status != nil {
+		n.status.Close()
+	}
+	if n.nc != nil {
+		if !n.killed {
+			// Drain delivers what is queued and flushes what we sent.
+			done := make(chan struct{})
+			n.nc.SetClosedHandler(func(*nats.Conn) { close(done) })
+			if err := n.nc.Drain(); err == nil {
+				select {
+				case <-done:
+				case <-time.After(2 * time.Second):
+				}
+			}
+		}
+		n.nc.Close()
+	}
+	if n.srv != nil {
+		n.srv.Shutdown()
+		n.srv.WaitForShutdown()
+	}
+}
+
+// natsLogger routes the embedded server's own logs into logrus at debug
+// level: useful when chasing a route problem, noise otherwise.
+type natsLogger struct{ e *logrus.Entry }
+
+func (l natsLogger) Noticef(format string, v ...any) { l.e.Debugf(format, v...) }
+func (l natsLogger) Warnf(format string, v ...any)   { l.e.Debugf(format, v...) }
+func (l natsLogger) Fatalf(format string, v ...any)  { l.e.Errorf(format, v...) }
+func (l natsLogger) Errorf(format string, v ...any)  { l.e.Debugf(format, v...) }
+func (l natsLogger) Debugf(format string, v ...any)  { l.e.Debugf(format, v...) }
+func (l natsLogger) Tracef(format string, v ...any)  { l.e.Tracef(format, v...) }

@@ -1,0 +1,113 @@
+package wire
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+var members = []election.NodeID{1, 2, 3, 5}
+
+func TestEncodeDecodeRoundTripKeepsEveryField(t *testing.T) {
+	in := election.Message{Type: "ELECTION", From: 2, To: 5, Epoch: 9, Candidate: 3, Members: []election.NodeID{1, 2}, Phase: 2, Hop: 4, Dir: election.CounterClockwise, Seq: 11, Reply: true}
+	b, err := Encode("c1", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Decode(b, "c1", members)
+	if err != nil {
+		t.Fatalf("Decode(%s): %v", b, err)
+	}
+	if !equal(in, out) {
+		t.Fatalf("round trip changed the message:\n in  %+v\n out %+v", in, out)
+	}
+}
+
+func TestEnvelopeIsReadableJSON(t *testing.T) {
+	b, err := Encode("c1", election.Message{Type: "OK", From: 1, To: 2, Epoch: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2,"epoch":3}}`
+	if string(b) != want {
+		t.Fatalf("Encode = %s, want %s", b, want)
+	}
+}
+
+func TestDecodeRejectsWithReason(t *testing.T) {
+	cases := []struct {
+		name string
+		data string
+		want Reason
+	}{
+		{"not json", `hello`, Malformed},
+		{"empty", ``, Malformed},
+		{"array", `[1,2]`, Malformed},
+		{"no version", `{"cluster":"c1","msg":{"type":"OK","from":1,"to":2}}`, Malformed},
+		{"no msg", `{"v":1,"cluster":"c1"}`, Malformed},
+		{"null msg", `{"v":1,"cluster":"c1","msg":null}`, Malformed},
+		{"string id", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":"1","to":2}}`, Malformed},
+		{"trailing garbage", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2}}x`, Malformed},
+		{"future version", `{"v":2,"cluster":"c1","msg":"whatever v2 carries"}`, WrongVersion},
+		{"other cluster", `{"v":1,"cluster":"c2","msg":{"type":"OK","from":1,"to":2}}`, ForeignCluster},
+		{"no cluster", `{"v":1,"msg":{"type":"OK","from":1,"to":2}}`, ForeignCluster},
+		{"unknown sender", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":4,"to":2}}`, UnknownSender},
+		{"zero sender", `{"v":1,"cluster":"c1","msg":{"type":"OK","to":2}}`, UnknownSender},
+		{"unknown recipient", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":9}}`, BadRecipient},
+		{"empty type", `{"v":1,"cluster":"c1","msg":{"type":"","from":1,"to":2}}`, BadType},
+		{"type with spaces", `{"v":1,"cluster":"c1","msg":{"type":"OK GO","from":1,"to":2}}`, BadType},
+		{"foreign candidate", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2,"candidate":7}}`, BadField},
+		{"foreign listed member", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2,"members":[1,8]}}`, BadField},
+		{"bad dir", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2,"dir":3}}`, BadField},
+		{"negative hop", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2,"hop":-1}}`, BadField},
+		{"oversize", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2,"members":[` + strings.Repeat("1,", MaxSize/2) + `1]}}`, Oversize},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := Decode([]byte(c.data), "c1", members)
+			if err == nil {
+				t.Fatalf("Decode accepted %+v", m)
+			}
+			var we *Error
+			if !errors.As(err, &we) {
+				t.Fatalf("error %v is not a *wire.Error", err)
+			}
+			if we.Reason != c.want || ReasonOf(err) != c.want {
+				t.Fatalf("reason %q (%v), want %q", we.Reason, err, c.want)
+			}
+		})
+	}
+}
+
+func TestEncodeRefusesOversizeMessage(t *testing.T) {
+	big := make([]election.NodeID, MaxSize)
+	for i := range big {
+		big[i] = 1
+	}
+	_, err := Encode("c1", election.Message{Type: "RING", From: 1, To: 2, Members: big})
+	if ReasonOf(err) != Oversize {
+		t.Fatalf("Encode of a %d-member message: err %v, want oversize", len(big), err)
+	}
+}
+
+func TestEveryReasonIsListed(t *testing.T) {
+	for _, r := range []Reason{Malformed, Oversize, WrongVersion, ForeignCluster, UnknownSender, BadRecipient, BadType, BadField} {
+		if !slices.Contains(Reasons, r) {
+			t.Errorf("reason %q missing from Reasons", r)
+		}
+	}
+}
+
+// equal compares messages treating a nil and an empty Members list alike:
+// the wire omits both.
+func equal(a, b election.Message) bool {
+	if !slices.Equal(a.Members, b.Members) {
+		return false
+	}
+	a.Members, b.Members = nil, nil
+	return reflect.DeepEqual(a, b)
+}
