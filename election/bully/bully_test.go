@@ -111,6 +111,26 @@ func TestBullyPeerDownHintStartsElectionAtOnce(t *testing.T) {
 	}
 }
 
+func TestBullyHintedHighestLiveTakesOverWithoutAnswerWait(t *testing.T) {
+	w := newNet(t, 5, election.NoQuorum)
+	w.start()
+	w.run(time.Second + 2*time.Millisecond)
+	w.requireAgreed(5, w.ids...)
+	w.kill(5)
+	w.hint(4, 5) // the runtime saw 5's inbox vanish
+	// Node 4 has nobody higher alive: it must not sit out the answer
+	// timeout waiting for an OK that cannot come.
+	if v := w.view(4); v.Role != election.Leader || v.Leader != 4 {
+		t.Fatalf("node 4, told its only higher peer is gone, should lead at once; has %v", v)
+	}
+	w.run(w.timing.Answer / 2)
+	w.requireAgreed(4, 1, 2, 3, 4)
+	// Once 5 is heard from again the hint is void, and 5 bullies.
+	w.boot(5)
+	w.run(time.Second)
+	w.requireAgreed(5, w.ids...)
+}
+
 func TestQuorumWrongPeerDownHintKeepsLeader(t *testing.T) {
 	w := newNet(t, 5, election.Majority)
 	w.start()

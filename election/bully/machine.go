@@ -66,6 +66,11 @@ type machine struct {
 	termRound  uint64                              // the COORDINATOR round that opened this term
 	hasLease   bool
 
+	// down holds peers the runtime hinted are gone, until they are heard
+	// from again. A probing node whose every higher peer is down stops
+	// waiting for an OK that cannot come.
+	down map[election.NodeID]bool
+
 	view      election.View
 	published bool
 	out       []election.Effect
@@ -239,6 +244,17 @@ func (m *machine) suspectFired() {
 }
 
 func (m *machine) peerDown(p election.NodeID) {
+	if m.down == nil {
+		m.down = map[election.NodeID]bool{}
+	}
+	m.down[p] = true
+	if m.phase == probing && m.higherAllDown() {
+		// Nobody who could answer OK is alive: the answer timeout
+		// would only add its full length to the failover.
+		m.cancelTimer(timerAnswer)
+		m.timer(timerAnswer)
+		return
+	}
 	if m.phase == following && p == m.leader {
 		// A hint, not proof: campaign now. In majority mode the
 		// barrier still holds this node's own vote back, so a wrong
@@ -253,6 +269,7 @@ func (m *machine) receive(msg election.Message) {
 	if s == m.cfg.ID || s <= 0 || m.cfg.Index(s) < 0 {
 		return // not from a peer of this cluster
 	}
+	delete(m.down, s) // heard from: the hint is void
 	if m.quorum {
 		m.seen = max(m.seen, msg.Epoch)
 	}
@@ -333,6 +350,26 @@ func (m *machine) campaign() {
 		m.send(h, msg)
 	}
 	m.setTimer(timerAnswer, m.cfg.Timing.Answer)
+	if m.higherAllDown() {
+		// Every higher peer is hinted gone: the OK cannot come.
+		m.cancelTimer(timerAnswer)
+		m.timer(timerAnswer)
+	}
+}
+
+// higherAllDown reports whether the runtime hinted that every higher peer
+// is gone. Only hints decide this, never silence: with no hints (the
+// simulator, a pause, a partition) the answer timeout runs as usual.
+func (m *machine) higherAllDown() bool {
+	if len(m.down) == 0 {
+		return false
+	}
+	for _, h := range m.higher {
+		if !m.down[h] {
+			return false
+		}
+	}
+	return true
 }
 
 // await: a higher node answered OK; it is running its own election.
