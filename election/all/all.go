@@ -4,5 +4,11 @@
 package all
 
 import (
-// Each algorithm package registers itself in init. Add new ones here.
+	// Each algorithm package registers itself in init. Add new ones here.
+	_ "github.com/ringleader-dev/ringleader/election/bully"
+	_ "github.com/ringleader-dev/ringleader/election/changroberts"
+	_ "github.com/ringleader-dev/ringleader/election/hs"
+	_ "github.com/ringleader-dev/ringleader/election/peterson"
+	_ "github.com/ringleader-dev/ringleader/election/ring"
+	_ "github.com/ringleader-dev/ringleader/election/variabletime"
 )

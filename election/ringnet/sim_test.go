@@ -1,0 +1,174 @@
+package ringnet_test
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/election"
+	_ "github.com/ringleader-dev/ringleader/election/changroberts"
+	_ "github.com/ringleader-dev/ringleader/election/hs"
+	_ "github.com/ringleader-dev/ringleader/election/peterson"
+	_ "github.com/ringleader-dev/ringleader/election/ring"
+	"github.com/ringleader-dev/ringleader/election/ringnet"
+	_ "github.com/ringleader-dev/ringleader/election/variabletime"
+	"github.com/ringleader-dev/ringleader/sim"
+)
+
+var ringAlgorithms = []string{"ring", "changroberts", "hs", "peterson", "variable-time"}
+
+// agreeOn is true when every live node views leader and leader views itself
+// as leader.
+func agreeOn(leader election.NodeID) func(chaos.State) bool {
+	return func(st chaos.State) bool {
+		for id, up := range st.Up {
+			if up && !st.Paused[id] && st.Views[id].Leader != leader {
+				return false
+			}
+		}
+		return st.Views[leader].Role == election.Leader
+	}
+}
+
+func TestRingElectionsRecoverFromLeaderCrashAndRestartInTheSimulator(t *testing.T) {
+	ids := []election.NodeID{3, 5, 1, 4, 2}
+	for _, name := range ringAlgorithms {
+		t.Run(name, func(t *testing.T) {
+			s, err := sim.New(sim.Options{Algorithm: name, Members: ids, Seed: 1}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Start()
+			if !s.RunUntil(time.Minute, agreeOn(5)) {
+				t.Fatalf("no agreement on 5 after start: %v", s.State().Views)
+			}
+			// A steady leader: heartbeats flow and nobody suspects it.
+			s.RunFor(5 * time.Second)
+			if v := s.View(1); v.Leader != 5 || v.Epoch != 1 {
+				t.Fatalf("node 1's view %v after 5 s of heartbeats, want leader 5 still in epoch 1", v)
+			}
+			if err := s.Kill(5); err != nil {
+				t.Fatal(err)
+			}
+			if !s.RunUntil(10*time.Minute, agreeOn(4)) {
+				t.Fatalf("no agreement on 4 after the leader crashed: %v", s.State().Views)
+			}
+			if c := s.Counts(); c.ByType[ringnet.TypeAck] == 0 || c.ByType[ringnet.TypeHeartbeat] == 0 {
+				t.Fatalf("counts %+v: want acknowledged hops and heartbeats", c.ByType)
+			}
+			if err := s.Restart(5); err != nil {
+				t.Fatal(err)
+			}
+			if !s.RunUntil(10*time.Minute, agreeOn(5)) {
+				t.Fatalf("restarted 5 did not take over: %v", s.State().Views)
+			}
+		})
+	}
+}
+
+func TestRingElectionCountsMatchFormulasInTheSimulator(t *testing.T) {
+	for _, name := range ringAlgorithms {
+		for _, kind := range sim.Arrangements {
+			ids, err := sim.Arrange(kind, 16, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := sim.RunComplexity(sim.Options{Algorithm: name, Seed: 7}, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.Agreed || c.Leader != 16 || c.MatchesFormula == nil || !*c.MatchesFormula {
+				t.Errorf("%s %s: leader %d agreed %v, %d election messages vs formula %+v", name, kind, c.Leader, c.Agreed, c.Messages, c.Formula)
+			}
+		}
+	}
+}
+
+// After random delays (reordering messages), message loss and a series of
+// crashes and restarts, every ring election settles on the highest live ID
+// once the faults stop.
+func TestRingElectionsConvergeAfterRandomCrashesRestartsAndLoss(t *testing.T) {
+	ids := []election.NodeID{4, 7, 1, 6, 3, 5, 2}
+	for _, name := range ringAlgorithms {
+		for seed := int64(1); seed <= 8; seed++ {
+			s, err := sim.New(sim.Options{
+				Algorithm: name, Members: ids, Seed: seed,
+				Delay: sim.Uniform(time.Millisecond, 30*time.Millisecond), Loss: 0.02,
+			}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Start()
+			r := rand.New(rand.NewPCG(uint64(seed), 99))
+			for step := 0; step < 12; step++ {
+				s.RunFor(time.Duration(r.IntN(3000)) * time.Millisecond)
+				id := ids[r.IntN(len(ids))]
+				if s.Up(id) {
+					err = s.Kill(id)
+				} else {
+					err = s.Restart(id)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, id := range ids {
+				if !s.Up(id) && id%2 == 0 {
+					if err := s.Restart(id); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			var top election.NodeID
+			for _, id := range ids {
+				if s.Up(id) && id > top {
+					top = id
+				}
+			}
+			if top == election.None {
+				continue
+			}
+			ok := s.RunUntil(30*time.Minute, agreeOn(top))
+			t.Logf("%s seed %d: top %d at %v, epoch %d, lost %d", name, seed, top, s.Now(), s.View(top).Epoch, s.Counts().Lost)
+			if !ok {
+				t.Errorf("%s seed %d: no agreement on %d: %v", name, seed, top, s.State().Views)
+			}
+		}
+	}
+}
+
+// With every node starting at once, which messages are sent depends only on
+// the IDs, not on when messages arrive: a reordering network (uniform
+// delays from 0.1 to 20 ms) pays exactly what the FIFO driver pays. For
+// Peterson this exercises holding messages that arrive a step early.
+func TestElectionCountsDoNotDependOnMessageTiming(t *testing.T) {
+	ids, err := sim.Arrange("random", 40, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range ringAlgorithms {
+		net, err := ringnet.NewNet(name, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := net.Elect(); err != nil {
+			t.Fatal(err)
+		}
+		for seed := int64(1); seed <= 5; seed++ {
+			c, err := sim.RunComplexity(sim.Options{
+				Algorithm: name, Seed: seed,
+				Delay: sim.Uniform(100*time.Microsecond, 20*time.Millisecond),
+			}, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.Agreed || c.Leader != 40 {
+				t.Errorf("%s seed %d: leader %d agreed %v, want 40", name, seed, c.Leader, c.Agreed)
+			}
+			if c.Messages != net.ElectionMessages() {
+				t.Errorf("%s seed %d: %d election messages with random delays, %d in FIFO order", name, seed, c.Messages, net.ElectionMessages())
+			}
+		}
+	}
+}
