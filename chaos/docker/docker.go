@@ -1,0 +1,320 @@
+// Package docker is the chaos backend that runs every election node in its
+// own container (testcontainers-go on the local Docker engine) and injects
+// real faults: signals, the cgroup freezer, and nftables rules installed
+// inside node network namespaces by short-lived helper containers running
+// `ringleader netfilter`. It follows every node's JSON log across restarts
+// and turns the lines into history records; container logs are the
+// out-of-band channel that survives the partitions it makes.
+package docker
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/chaos/netfilter"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// Labels every container, network and image of the project carries, so that
+// clean-up by label finds whatever a crashed run left (there is no reaper).
+const (
+	LabelProject = "org.ringleader.project"
+	LabelRun     = "org.ringleader.run"
+	LabelRole    = "org.ringleader.role"
+	Project      = "ringleader"
+
+	RoleNode      = "node"
+	RoleNetfilter = "netfilter"
+	RoleNetwork   = "network"
+)
+
+// DefaultImage is the node image tag of the node contract.
+const DefaultImage = "ringleader-node:dev"
+
+func init() {
+	// This machine kind has no registry, so testcontainers' reaper (an
+	// image it would pull) must stay off; and because /.dockerenv exists,
+	// testcontainers believes it runs in a container and would dial the
+	// default gateway for published ports, an address that is not ours.
+	// Both are read lazily on testcontainers' first call, after this.
+	setDefaultEnv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	setDefaultEnv("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
+}
+
+func setDefaultEnv(k, v string) {
+	if _, ok := os.LookupEnv(k); !ok {
+		os.Setenv(k, v)
+	}
+}
+
+// Option configures a Backend.
+type Option func(*config)
+
+type config struct {
+	image    string
+	build    bool
+	progress io.Writer
+	parallel int
+	// bootTimeout bounds how long Start and restart wait for boot lines.
+	bootTimeout time.Duration
+}
+
+// WithImage sets the node image tag (default DefaultImage).
+func WithImage(tag string) Option { return func(c *config) { c.image = tag } }
+
+// WithBuild says whether Start builds the image from this source tree
+// first (default true; built at most once per process and tag). Pass false
+// when the image is fresh already, e.g. after `make images`.
+func WithBuild(build bool) Option { return func(c *config) { c.build = build } }
+
+// WithProgress writes what the backend does (image build, containers
+// started, fault latencies) to w, one line per step (default: nowhere).
+func WithProgress(w io.Writer) Option { return func(c *config) { c.progress = w } }
+
+// WithParallel caps how many containers start at once (default 3: the
+// machines have 2 cores shared with everything else).
+func WithParallel(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.parallel = n
+		}
+	}
+}
+
+// WithBootTimeout bounds how long Start and a restart wait for nodes to log
+// event=boot (default 60 s).
+func WithBootTimeout(d time.Duration) Option { return func(c *config) { c.bootTimeout = d } }
+
+// Backend runs one cluster in containers. Create it with New; it is used
+// for one run: Start once, then Apply/Await, then Close.
+type Backend struct {
+	cfg config
+
+	applyMu sync.Mutex // serialises Apply
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced on every state change
+	spec    chaos.ClusterSpec
+	sink    history.Sink
+	run     string
+	cli     *testcontainers.DockerClient
+	netID   string
+	netName string
+	nodes   map[election.NodeID]*node
+	views   map[election.NodeID]election.View
+	paused  map[election.NodeID]bool
+	cut     map[[2]election.NodeID]bool
+	loss    map[election.NodeID]int // percent
+	delay   map[election.NodeID]delaySpec
+	// applied is what each node's namespace holds now (absent: nothing).
+	applied map[election.NodeID]netfilter.Rules
+	helpers map[string]bool // helper container IDs not yet removed
+	// gaps counts log sequence gaps noticed (each is also a mark record).
+	gaps    int
+	closed  bool
+	started bool
+
+	followers sync.WaitGroup
+	// life ends when Close begins: it stops the followers and cancels
+	// a Start or Apply still in flight, which Close waits for (ops)
+	// before it removes anything, so nothing is created behind it.
+	life   context.Context
+	cancel context.CancelFunc
+	ops    sync.WaitGroup
+	bg     sync.WaitGroup // helper removals in the background
+}
+
+// begin registers an operation (Start, Apply) that Close must wait for and
+// returns ctx cancelled also when Close begins; ok is false once closed.
+func (b *Backend) begin(ctx context.Context) (context.Context, func(), bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return ctx, func() {}, false
+	}
+	b.ops.Add(1)
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(b.life, cancel)
+	return ctx, func() { stop(); cancel(); b.ops.Done() }, true
+}
+
+// node is one member's container and what its log follower knows.
+type node struct {
+	id        election.NodeID
+	name      string
+	container *testcontainers.DockerContainer
+	up        bool
+	ip        string
+	// boots lists boot IDs in the order seen; lastSeq is each boot's
+	// highest seq.
+	boots   []string
+	lastSeq map[string]uint64
+	// lastTS is the docker timestamp of the newest line read, where a
+	// re-attached follower resumes (dedupe absorbs the overlap).
+	lastTS time.Time
+	// started is signalled after a restart so the follower re-attaches.
+	started chan struct{}
+	// gen counts restarts, so a follower that saw the container down
+	// does not mark it down after a restart it raced with.
+	gen int
+}
+
+// New returns a docker backend.
+func New(opts ...Option) *Backend {
+	cfg := config{image: DefaultImage, build: true, progress: io.Discard, parallel: 3, bootTimeout: 60 * time.Second}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	life, cancel := context.WithCancel(context.Background())
+	return &Backend{cfg: cfg, changed: make(chan struct{}), life: life, cancel: cancel}
+}
+
+var _ chaos.Backend = (*Backend)(nil)
+
+// Name is "docker".
+func (b *Backend) Name() string { return "docker" }
+
+// Now is the wall clock: node log times are wall times on the same host.
+func (b *Backend) Now() time.Time { return time.Now() }
+
+func (b *Backend) logf(format string, args ...any) {
+	fmt.Fprintf(b.cfg.progress, "docker: "+format+"\n", args...)
+}
+
+// runName is what docker accepts in container names, and short enough to
+// keep them readable.
+var runName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$`)
+
+// notifyLocked wakes every Await; b.mu must be held.
+func (b *Backend) notifyLocked() {
+	close(b.changed)
+	b.changed = make(chan struct{})
+}
+
+// State is a snapshot.
+func (b *Backend) State() chaos.State {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.stateLocked()
+}
+
+func (b *Backend) stateLocked() chaos.State {
+	st := chaos.State{
+		Views:  map[election.NodeID]election.View{},
+		Up:     map[election.NodeID]bool{},
+		Paused: map[election.NodeID]bool{},
+		Cut:    map[[2]election.NodeID]bool{},
+	}
+	for id, v := range b.views {
+		st.Views[id] = v
+	}
+	for id, n := range b.nodes {
+		st.Up[id] = n.up
+	}
+	for id, p := range b.paused {
+		if p {
+			st.Paused[id] = true
+		}
+	}
+	for l, c := range b.cut {
+		if c {
+			st.Cut[l] = true
+		}
+	}
+	return st
+}
+
+// Await returns true as soon as cond holds, re-evaluating it whenever a
+// record arrives or a fault changes the state, or false after d.
+func (b *Backend) Await(ctx context.Context, d time.Duration, cond func(chaos.State) bool) (bool, error) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		b.mu.Lock()
+		st, ch := b.stateLocked(), b.changed
+		b.mu.Unlock()
+		if cond(st) {
+			return true, nil
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return cond(b.State()), nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// Gaps reports how many log sequence gaps the followers noticed (lines
+// the engine lost); each also went into the history as a mark.
+func (b *Backend) Gaps() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.gaps
+}
+
+// NodeIP returns a node's address on the run network (empty when down).
+func (b *Backend) NodeIP(id election.NodeID) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n := b.nodes[id]; n != nil {
+		return n.ip
+	}
+	return ""
+}
+
+// Run is the run ID (the cluster name) whose label everything carries.
+func (b *Backend) Run() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.run
+}
+
+// newClient returns the Docker client testcontainers itself uses (it
+// negotiates the engine's API version).
+func newClient(ctx context.Context) (*testcontainers.DockerClient, error) {
+	quietTestcontainers()
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("docker: no engine answers: %w", err)
+	}
+	return cli, nil
+}
+
+var quietOnce sync.Once
+
+// quietTestcontainers stops testcontainers printing its banner and every
+// container step on the process's standard error; the backend reports its
+// own progress instead.
+func quietTestcontainers() {
+	quietOnce.Do(func() {
+		if os.Getenv("RINGLEADER_TESTCONTAINERS_LOG") == "" {
+			tclog.SetDefault(tclog.NewNoopLogger())
+		}
+	})
+}
+
+// runFilter selects what carries the project label, and the run label
+// when run is not empty.
+func runFilter(run string) client.Filters {
+	f := make(client.Filters).Add("label", LabelProject+"="+Project)
+	if run != "" {
+		f.Add("label", LabelRun+"="+run)
+	}
+	return f
+}
+
+func labels(run, role string) map[string]string {
+	return map[string]string{LabelProject: Project, LabelRun: run, LabelRole: role}
+}

@@ -1,0 +1,358 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/chaos/netfilter"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// Apply injects f and returns once it is in effect, recording the fault's
+// invoke and its ok or fail in the history.
+func (b *Backend) Apply(ctx context.Context, f chaos.Fault, target string) error {
+	ctx, done, ok := b.begin(ctx)
+	defer done()
+	b.mu.Lock()
+	ready := ok && b.started && b.cli != nil
+	b.mu.Unlock()
+	if !ready {
+		return fmt.Errorf("docker: apply %s: the backend is not running (Start it first; it must not be closed)", f.Op)
+	}
+	// One fault at a time: rule sets are computed from the state and
+	// installed after, so two partitions racing could install an older
+	// set last.
+	b.applyMu.Lock()
+	defer b.applyMu.Unlock()
+	b.appendRecord(f.Record(b.Now(), target, history.FaultInvoke, nil))
+	t0 := time.Now()
+	err := b.apply(ctx, f)
+	phase := history.FaultOK
+	if err != nil {
+		phase = history.FaultFail
+	}
+	b.appendRecord(f.Record(b.Now(), target, phase, err))
+	if err == nil {
+		b.logf("%s %s: in effect after %v", f.Op, target, time.Since(t0).Round(time.Millisecond))
+	}
+	return err
+}
+
+func (b *Backend) apply(ctx context.Context, f chaos.Fault) error {
+	for _, id := range f.Nodes {
+		if !slices.Contains(b.spec.Members, id) {
+			return fmt.Errorf("docker: %s: node %d is not a member (members: %v)", f.Op, id, b.spec.Members)
+		}
+	}
+	switch f.Op {
+	case chaos.Kill, chaos.Stop, chaos.Restart, chaos.Pause, chaos.Resume:
+		if len(f.Nodes) == 0 {
+			return fmt.Errorf("docker: %s: no target nodes", f.Op)
+		}
+		return b.eachNode(ctx, f.Nodes, func(n *node) error { return b.lifecycle(ctx, f.Op, n) })
+	case chaos.Partition:
+		links := f.CutLinks(b.spec.Members)
+		if len(links) == 0 {
+			return fmt.Errorf("docker: partition: no link to cut (give Groups or Links)")
+		}
+		for _, l := range links {
+			for _, id := range l {
+				if !slices.Contains(b.spec.Members, id) {
+					return fmt.Errorf("docker: partition: link %d->%d names node %d, not a member (members: %v)", l[0], l[1], id, b.spec.Members)
+				}
+			}
+		}
+		b.mu.Lock()
+		for _, l := range links {
+			if l[0] != l[1] {
+				b.cut[l] = true
+			}
+		}
+		b.notifyLocked()
+		b.mu.Unlock()
+		return b.syncRules(ctx)
+	case chaos.Loss:
+		if len(f.Nodes) == 0 {
+			return fmt.Errorf("docker: loss: no target nodes")
+		}
+		if f.Loss <= 0 || f.Loss > 1 {
+			return fmt.Errorf("docker: loss: probability %v out of range (valid: above 0, at most 1)", f.Loss)
+		}
+		p := int(math.Round(f.Loss * 100))
+		if p < 1 {
+			return fmt.Errorf("docker: loss: probability %v is below the 1%% the rules can express", f.Loss)
+		}
+		b.mu.Lock()
+		for _, id := range f.Nodes {
+			b.loss[id] = p
+		}
+		b.mu.Unlock()
+		return b.syncRules(ctx)
+	case chaos.Delay:
+		return b.applyDelay(ctx, f)
+	case chaos.Heal:
+		b.mu.Lock()
+		clear(b.cut)
+		clear(b.loss)
+		b.notifyLocked()
+		b.mu.Unlock()
+		err := b.stopDelays(ctx)
+		return errors.Join(err, b.syncRules(ctx))
+	}
+	return fmt.Errorf("docker: unknown fault %q (valid: %v)", f.Op, chaos.Ops)
+}
+
+// eachNode runs fn for every target, a few at a time.
+func (b *Backend) eachNode(ctx context.Context, ids []election.NodeID, fn func(*node) error) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		sem  = make(chan struct{}, b.cfg.parallel)
+	)
+	for _, id := range ids {
+		b.mu.Lock()
+		n := b.nodes[id]
+		b.mu.Unlock()
+		if n == nil {
+			return fmt.Errorf("docker: node %d has no container", id)
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := fn(n); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// lifecycle applies kill, stop, restart, pause or resume to one node. A
+// fault that is already in effect (killing a dead node) is a no-op.
+func (b *Backend) lifecycle(ctx context.Context, op chaos.Op, n *node) error {
+	b.mu.Lock()
+	cli, paused := b.cli, b.paused[n.id]
+	b.mu.Unlock()
+	id := n.container.GetContainerID()
+	// Ask the engine, not our book-keeping: a node may also have exited
+	// on its own.
+	up, err := b.running(ctx, n)
+	if err != nil {
+		return fmt.Errorf("docker: %s node %d: inspect: %w", op, n.id, err)
+	}
+	switch op {
+	case chaos.Kill, chaos.Stop:
+		if !up {
+			return nil
+		}
+		// Wait for the exit from before the signal, so Apply returns
+		// with the process gone.
+		wctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		wait := cli.ContainerWait(wctx, id, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+		if op == chaos.Kill {
+			_, err = cli.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "SIGKILL"})
+		} else {
+			grace := 10
+			_, err = cli.ContainerStop(ctx, id, client.ContainerStopOptions{Signal: "SIGTERM", Timeout: &grace})
+		}
+		if err != nil {
+			return fmt.Errorf("docker: %s node %d: %w", op, n.id, err)
+		}
+		select {
+		case <-wait.Result:
+		case err := <-wait.Error:
+			return fmt.Errorf("docker: %s node %d: wait for exit: %w", op, n.id, err)
+		}
+		b.mu.Lock()
+		n.up = false
+		b.paused[n.id] = false
+		// The namespace went with the process; rules are put back
+		// when the node starts again.
+		delete(b.applied, n.id)
+		b.notifyLocked()
+		b.mu.Unlock()
+		return b.dropDelayHelper(ctx, n.id)
+	case chaos.Restart:
+		if up {
+			return nil
+		}
+		b.mu.Lock()
+		boots := len(n.boots)
+		b.mu.Unlock()
+		if _, err := cli.ContainerStart(ctx, id, client.ContainerStartOptions{}); err != nil {
+			return fmt.Errorf("docker: restart node %d: %w", n.id, err)
+		}
+		b.mu.Lock()
+		n.up = true
+		n.gen++
+		b.notifyLocked()
+		b.mu.Unlock()
+		select {
+		case n.started <- struct{}{}:
+		default:
+		}
+		// A new namespace, maybe a new address: put the rules back
+		// (this node's own, and every rule naming its address).
+		if err := b.refreshIPs(ctx); err != nil {
+			return err
+		}
+		// A delay reader left in the old namespace (the node died on
+		// its own) is useless now; a new one joins the new namespace.
+		if err := b.dropDelayHelper(ctx, n.id); err != nil {
+			return err
+		}
+		if err := errors.Join(b.syncRules(ctx), b.ensureDelays(ctx)); err != nil {
+			return fmt.Errorf("docker: restart node %d: reinstall network faults: %w", n.id, err)
+		}
+		ok, err := b.waitFor(ctx, b.cfg.bootTimeout, func() bool { return len(n.boots) > boots })
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("docker: restart node %d: no event=boot within %v; see `docker logs %s`", n.id, b.cfg.bootTimeout, n.name)
+		}
+		return nil
+	case chaos.Pause:
+		if !up {
+			return fmt.Errorf("docker: pause node %d: it is not running (killed or stopped); restart it first", n.id)
+		}
+		if paused {
+			return nil
+		}
+		if _, err := cli.ContainerPause(ctx, id, client.ContainerPauseOptions{}); err != nil {
+			return fmt.Errorf("docker: pause node %d: %w", n.id, err)
+		}
+		b.mu.Lock()
+		b.paused[n.id] = true
+		b.notifyLocked()
+		b.mu.Unlock()
+		return nil
+	case chaos.Resume:
+		if !paused {
+			return nil
+		}
+		if _, err := cli.ContainerUnpause(ctx, id, client.ContainerUnpauseOptions{}); err != nil {
+			return fmt.Errorf("docker: resume node %d: %w", n.id, err)
+		}
+		b.mu.Lock()
+		b.paused[n.id] = false
+		b.notifyLocked()
+		b.mu.Unlock()
+		return nil
+	}
+	return fmt.Errorf("docker: %s is not a node lifecycle fault", op)
+}
+
+// wantRulesLocked computes what node id's namespace should hold now. A
+// directed cut a->b is one rule in a's output chain (the sender drops what
+// it would send to b): one place per direction, so a one-way cut touches
+// only the sender's namespace.
+func (b *Backend) wantRulesLocked(id election.NodeID) netfilter.Rules {
+	var r netfilter.Rules
+	ip := func(m election.NodeID) (netip.Addr, bool) {
+		n := b.nodes[m]
+		if n == nil || n.ip == "" {
+			return netip.Addr{}, false
+		}
+		a, err := netip.ParseAddr(n.ip)
+		return a, err == nil
+	}
+	for _, m := range b.spec.Members {
+		if m == id {
+			continue
+		}
+		a, ok := ip(m)
+		if !ok {
+			continue
+		}
+		if b.cut[[2]election.NodeID{id, m}] {
+			r.DropOut = append(r.DropOut, a)
+		}
+		if p := b.loss[id]; p > 0 {
+			r.LossPercent = p
+			r.LossPeers = append(r.LossPeers, a)
+		}
+		if d, ok := b.delay[id]; ok {
+			r.Queue = d.queue
+			r.QueuePeers = append(r.QueuePeers, a)
+		}
+	}
+	return r
+}
+
+// syncRules brings every running node's namespace to what the current cuts
+// and loss say, touching only namespaces whose rules change.
+func (b *Backend) syncRules(ctx context.Context) error {
+	type job struct {
+		n    *node
+		want netfilter.Rules
+	}
+	var jobs []job
+	b.mu.Lock()
+	for _, id := range b.spec.Members {
+		n := b.nodes[id]
+		if n == nil || !n.up {
+			continue // installed when it starts again
+		}
+		want := b.wantRulesLocked(id)
+		if want.String() == b.applied[id].String() {
+			continue
+		}
+		jobs = append(jobs, job{n, want})
+	}
+	b.mu.Unlock()
+
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		sem  = make(chan struct{}, b.cfg.parallel)
+	)
+	for _, j := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			args := append([]string{"apply"}, j.want.Args()...)
+			if j.want.Empty() {
+				args = []string{"heal"}
+			}
+			took, err := b.runHelper(ctx, j.n, args)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			b.logf("netfilter node %d: %s in place after %v", j.n.id, j.want, took.Round(time.Millisecond))
+			b.mu.Lock()
+			if j.want.Empty() {
+				delete(b.applied, j.n.id)
+			} else {
+				b.applied[j.n.id] = j.want
+			}
+			b.mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

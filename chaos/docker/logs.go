@@ -1,0 +1,188 @@
+package docker
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/client"
+
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// follow streams one node's log into the history for the life of the run.
+// A docker log stream ends when the container stops; after a restart the
+// follower attaches again from the timestamp of the last line it read. The
+// overlap that leaves is removed by (boot, seq): a line whose seq its boot
+// has already reached is dropped, and a seq that skips ahead is recorded as
+// a gap. So the history gets every line once, in order, across restarts.
+func (b *Backend) follow(ctx context.Context, n *node) {
+	defer b.followers.Done()
+	for {
+		err := b.readLogs(ctx, n)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			b.logf("node %d: log stream: %v", n.id, err)
+		}
+		// The stream ends when the container stops. If it is running
+		// again already (or the engine merely closed the stream),
+		// re-attach at once; otherwise wait for Apply's restart.
+		b.mu.Lock()
+		gen := n.gen
+		b.mu.Unlock()
+		running, ierr := b.running(ctx, n)
+		if ctx.Err() != nil {
+			return
+		}
+		if ierr == nil && !running {
+			// Down, by a fault or on its own; unless a restart
+			// came in meanwhile (gen moved on).
+			b.mu.Lock()
+			if n.gen == gen && n.up {
+				n.up = false
+				b.paused[n.id] = false
+				delete(b.applied, n.id)
+				b.notifyLocked()
+			}
+			b.mu.Unlock()
+		}
+		if ierr == nil && running {
+			if err != nil {
+				// Do not spin against an engine that fails.
+				select {
+				case <-time.After(200 * time.Millisecond):
+				case <-ctx.Done():
+					return
+				}
+			}
+			continue
+		}
+		select {
+		case <-n.started:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (b *Backend) running(ctx context.Context, n *node) (bool, error) {
+	b.mu.Lock()
+	cli := b.cli
+	b.mu.Unlock()
+	res, err := cli.ContainerInspect(ctx, n.container.GetContainerID(), client.ContainerInspectOptions{})
+	if err != nil {
+		return false, err
+	}
+	return res.Container.State != nil && res.Container.State.Running, nil
+}
+
+func (b *Backend) readLogs(ctx context.Context, n *node) error {
+	b.mu.Lock()
+	cli, since := b.cli, n.lastTS
+	b.mu.Unlock()
+	opts := client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Follow: true, Timestamps: true}
+	if !since.IsZero() {
+		opts.Since = fmt.Sprintf("%d.%09d", since.Unix(), since.Nanosecond())
+	}
+	rc, err := cli.ContainerLogs(ctx, n.container.GetContainerID(), opts)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	stdout := &lineWriter{fn: func(l []byte) { b.handleLine(n, l, false) }}
+	stderr := &lineWriter{fn: func(l []byte) { b.handleLine(n, l, true) }}
+	_, err = stdcopy.StdCopy(stdout, stderr, rc)
+	stdout.flush()
+	stderr.flush()
+	return err
+}
+
+// lineWriter calls fn with every complete line written to it.
+type lineWriter struct {
+	buf []byte
+	fn  func([]byte)
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		w.fn(w.buf[:i])
+		w.buf = w.buf[i+1:]
+	}
+	return len(p), nil
+}
+
+func (w *lineWriter) flush() {
+	if len(w.buf) > 0 {
+		w.fn(w.buf)
+		w.buf = nil
+	}
+}
+
+// handleLine takes one timestamped docker log line of node n.
+func (b *Backend) handleLine(n *node, line []byte, stderr bool) {
+	ts, rest, ok := bytes.Cut(line, []byte{' '})
+	if !ok {
+		return
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(ts))
+	if err != nil {
+		return
+	}
+	rest = bytes.TrimRight(rest, "\r")
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t.After(n.lastTS) {
+		n.lastTS = t
+	}
+	if len(rest) == 0 {
+		return
+	}
+	if stderr || rest[0] != '{' {
+		b.logf("node %d: %s", n.id, rest)
+		return
+	}
+	rec, ok, err := history.ParseNodeLog(rest)
+	if err != nil {
+		b.logf("node %d: unparsable log line (%v): %s", n.id, err, rest)
+		return
+	}
+	if !ok {
+		return
+	}
+	if rec.Node != n.id {
+		b.logf("node %d: log line claims node %d; recorded as node %d", n.id, rec.Node, n.id)
+		rec.Node = n.id
+	}
+	last, seen := n.lastSeq[rec.Boot]
+	if rec.Seq <= last {
+		return // read again after re-attaching
+	}
+	if rec.Seq > last+1 {
+		b.gaps++
+		note := fmt.Sprintf("log gap: node %d boot %s lines %d..%d never arrived", n.id, rec.Boot, last+1, rec.Seq-1)
+		b.logf("%s", note)
+		b.appendRecordLocked(history.Record{Time: rec.Time, Process: "node", Kind: history.KindMark, Node: n.id, Boot: rec.Boot, Note: note})
+	}
+	if !seen {
+		n.boots = append(n.boots, rec.Boot)
+	}
+	n.lastSeq[rec.Boot] = rec.Seq
+	switch rec.Kind {
+	case history.KindBoot:
+		// A new process knows nothing yet; its old view is history.
+		delete(b.views, n.id)
+	case history.KindView:
+		b.views[n.id] = *rec.View
+	}
+	b.appendRecordLocked(rec)
+	b.notifyLocked()
+}

@@ -1,0 +1,124 @@
+package docker
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+)
+
+var helperSeq atomic.Uint64
+
+// helperConfig is a netfilter helper container joining n's network
+// namespace: the node image, root, NET_ADMIN and nothing else. The node
+// itself stays unprivileged; only this short-lived process may change the
+// namespace's tables.
+func (b *Backend) helperConfig(n *node, args []string) client.ContainerCreateOptions {
+	return client.ContainerCreateOptions{
+		Name: fmt.Sprintf("rl-%s-nf%d-%d", b.run, n.id, helperSeq.Add(1)),
+		Config: &container.Config{
+			Image:      b.cfg.image,
+			User:       "0",
+			Entrypoint: []string{"/ringleader"},
+			Cmd:        append([]string{"netfilter"}, args...),
+			Labels:     labels(b.run, RoleNetfilter),
+		},
+		HostConfig: &container.HostConfig{
+			NetworkMode:    container.NetworkMode("container:" + n.container.GetContainerID()),
+			CapAdd:         []string{"NET_ADMIN"},
+			ReadonlyRootfs: true,
+		},
+	}
+}
+
+// runHelper runs `ringleader netfilter args...` in n's namespace and waits
+// for it to finish; it returns how long that took, from create to exit.
+func (b *Backend) runHelper(ctx context.Context, n *node, args []string) (time.Duration, error) {
+	took, _, err := b.runHelperOutput(ctx, n, args)
+	return took, err
+}
+
+// helperShow returns the JSON `ringleader netfilter show` prints for n's
+// namespace.
+func (b *Backend) helperShow(ctx context.Context, n *node) (string, error) {
+	_, out, err := b.runHelperOutput(ctx, n, []string{"show"})
+	return out, err
+}
+
+func (b *Backend) runHelperOutput(ctx context.Context, n *node, args []string) (time.Duration, string, error) {
+	b.mu.Lock()
+	cli := b.cli
+	b.mu.Unlock()
+	t0 := time.Now()
+	opts := b.helperConfig(n, args)
+	created, err := cli.ContainerCreate(ctx, opts)
+	if err != nil {
+		return 0, "", fmt.Errorf("docker: netfilter helper for node %d: create: %w", n.id, err)
+	}
+	id := created.ID
+	b.mu.Lock()
+	b.helpers[id] = true
+	b.mu.Unlock()
+	// The fault is in effect once the helper exits; removing it is
+	// book-keeping that need not delay Apply. Close waits for it (bg).
+	defer func() {
+		b.bg.Add(1)
+		go func() {
+			defer b.bg.Done()
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			if _, err := cli.ContainerRemove(rctx, id, client.ContainerRemoveOptions{Force: true}); err == nil || isNotFound(err) {
+				b.mu.Lock()
+				delete(b.helpers, id)
+				b.mu.Unlock()
+			}
+		}()
+	}()
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wait := cli.ContainerWait(wctx, id, client.ContainerWaitOptions{Condition: container.WaitConditionNextExit})
+	if _, err := cli.ContainerStart(ctx, id, client.ContainerStartOptions{}); err != nil {
+		return 0, "", fmt.Errorf("docker: netfilter helper for node %d (%s): start: %w", n.id, opts.Name, err)
+	}
+	var code int64
+	select {
+	case r := <-wait.Result:
+		code = r.StatusCode
+	case err := <-wait.Error:
+		return 0, "", fmt.Errorf("docker: netfilter helper for node %d: wait: %w", n.id, err)
+	}
+	took := time.Since(t0)
+	if code == 0 && args[0] != "show" {
+		return took, "", nil // only show's output is wanted on success
+	}
+	stdout, stderr := b.helperOutput(ctx, id)
+	if code != 0 {
+		msg := strings.TrimSpace(stderr + stdout)
+		if msg == "" {
+			msg = "(no output)"
+		}
+		return took, "", fmt.Errorf("docker: netfilter helper for node %d (%s) exited %d: %s", n.id, strings.Join(args, " "), code, msg)
+	}
+	return took, strings.TrimSpace(stdout), nil
+}
+
+// helperOutput returns what a helper wrote on stdout and stderr.
+func (b *Backend) helperOutput(ctx context.Context, id string) (stdout, stderr string) {
+	b.mu.Lock()
+	cli := b.cli
+	b.mu.Unlock()
+	rc, err := cli.ContainerLogs(ctx, id, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true})
+	if err != nil {
+		return "", fmt.Sprintf("(no output: %v)", err)
+	}
+	defer rc.Close()
+	var out, errb bytes.Buffer
+	stdcopy.StdCopy(&out, &errb, rc)
+	return out.String(), errb.String()
+}

@@ -1,0 +1,375 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+	"github.com/testcontainers/testcontainers-go/network"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/chaos/netfilter"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// Start builds (once per process) or checks the node image, creates a
+// labelled network for the run, starts one container per member a few at a
+// time, follows their logs into sink and returns once every node has logged
+// event=boot. After an error, Close removes whatever was created.
+func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink history.Sink) error {
+	if err := spec.Validate(); err != nil {
+		return err
+	}
+	if !runName.MatchString(spec.Name) {
+		return fmt.Errorf("docker: cluster name %q cannot name containers (valid: letters, digits, '_', '.', '-', starting with a letter or digit, at most 63)", spec.Name)
+	}
+	ctx, done, ok := b.begin(ctx)
+	defer done()
+	if !ok {
+		return fmt.Errorf("docker: backend closed before Start")
+	}
+	b.mu.Lock()
+	if b.started {
+		b.mu.Unlock()
+		return fmt.Errorf("docker: backend already started run %s; use a new Backend per run", b.run)
+	}
+	b.started = true
+	b.spec, b.sink, b.run = spec, sink, spec.Name
+	b.nodes = map[election.NodeID]*node{}
+	b.views = map[election.NodeID]election.View{}
+	b.paused = map[election.NodeID]bool{}
+	b.cut = map[[2]election.NodeID]bool{}
+	b.loss = map[election.NodeID]int{}
+	b.delay = map[election.NodeID]delaySpec{}
+	b.applied = map[election.NodeID]netfilter.Rules{}
+	b.helpers = map[string]bool{}
+	followCtx := b.life
+	b.mu.Unlock()
+
+	start := time.Now()
+	cli, err := newClient(ctx)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	b.cli = cli
+	b.mu.Unlock()
+
+	if b.cfg.build {
+		if err := BuildImage(ctx, b.cfg.image, b.cfg.progress); err != nil {
+			return err
+		}
+	} else if ok, err := imageExists(ctx, cli, b.cfg.image); err != nil {
+		return fmt.Errorf("docker: inspect image %s: %w", b.cfg.image, err)
+	} else if !ok {
+		return fmt.Errorf("docker: image %s not found; build it with `make images` or leave WithBuild on", b.cfg.image)
+	}
+
+	nw, err := network.New(ctx, network.WithDriver("bridge"), network.WithLabels(labels(b.run, RoleNetwork)))
+	if err != nil {
+		return fmt.Errorf("docker: run %s: create network: %w", b.run, err)
+	}
+	b.mu.Lock()
+	b.netID, b.netName = nw.ID, nw.Name
+	b.mu.Unlock()
+
+	var (
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, b.cfg.parallel)
+		emu  sync.Mutex
+		errs []error
+	)
+	for _, id := range spec.Members {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := b.startNode(ctx, followCtx, nw, id); err != nil {
+				emu.Lock()
+				errs = append(errs, err)
+				emu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if err := b.refreshIPs(ctx); err != nil {
+		return err
+	}
+	booted, err := b.waitFor(ctx, b.cfg.bootTimeout, func() bool {
+		for _, n := range b.nodes {
+			if len(n.boots) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if !booted {
+		return fmt.Errorf("docker: run %s: not every node logged event=boot within %v (not booted: %s); see `docker logs rl-%s-node<ID>`",
+			b.run, b.cfg.bootTimeout, b.notBooted(), b.run)
+	}
+	b.logf("run %s: %d nodes booted in %v", b.run, len(spec.Members), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func (b *Backend) notBooted() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var s []string
+	for _, id := range b.spec.Members {
+		if n := b.nodes[id]; n == nil || len(n.boots) == 0 {
+			s = append(s, strconv.Itoa(int(id)))
+		}
+	}
+	return strings.Join(s, ",")
+}
+
+// nodeEnv is the node contract's environment for member id.
+func nodeEnv(spec chaos.ClusterSpec, id election.NodeID) map[string]string {
+	peers := make([]string, len(spec.Members))
+	for i, m := range spec.Members {
+		peers[i] = fmt.Sprintf("%d=%s", m, alias(m))
+	}
+	quorum := "none"
+	if spec.Quorum == election.Majority {
+		quorum = "majority"
+	}
+	t := spec.Timing.WithDefaults()
+	env := map[string]string{
+		"RINGLEADER_ID":        strconv.Itoa(int(id)),
+		"RINGLEADER_PEERS":     strings.Join(peers, ","),
+		"RINGLEADER_ALGORITHM": spec.Algorithm,
+		"RINGLEADER_QUORUM":    quorum,
+		"RINGLEADER_HEARTBEAT": t.Heartbeat.String(),
+		"RINGLEADER_SUSPICION": t.Suspicion.String(),
+		"RINGLEADER_ANSWER":    t.Answer.String(),
+		"RINGLEADER_CLUSTER":   spec.Name,
+	}
+	if spec.Seed != 0 {
+		// One seed per node, all derived from the run's.
+		env["RINGLEADER_SEED"] = strconv.FormatInt(spec.Seed*1_000_003+int64(id), 10)
+	}
+	return env
+}
+
+func alias(id election.NodeID) string { return fmt.Sprintf("node%d", id) }
+
+func (b *Backend) containerName(id election.NodeID) string {
+	return fmt.Sprintf("rl-%s-node%d", b.run, id)
+}
+
+func (b *Backend) startNode(ctx, followCtx context.Context, nw *testcontainers.DockerNetwork, id election.NodeID) error {
+	name := b.containerName(id)
+	t0 := time.Now()
+	req := testcontainers.GenericContainerRequest{
+		ContainerRequest: testcontainers.ContainerRequest{
+			Image:    b.cfg.image,
+			Name:     name,
+			Env:      nodeEnv(b.spec, id),
+			Labels:   labels(b.run, RoleNode),
+			Networks: []string{nw.Name},
+			NetworkAliases: map[string][]string{
+				nw.Name: {alias(id)},
+			},
+			HostConfigModifier: func(hc *container.HostConfig) {
+				// The node contract promises it runs read-only;
+				// holding it to that keeps state where the
+				// contract says (the volume).
+				hc.ReadonlyRootfs = true
+			},
+		},
+		Started: true,
+	}
+	c, err := testcontainers.GenericContainer(ctx, req)
+	// A failed start can still leave a container; keep it for Close.
+	var dc *testcontainers.DockerContainer
+	if c != nil {
+		dc, _ = c.(*testcontainers.DockerContainer)
+	}
+	if dc != nil {
+		n := &node{id: id, name: name, container: dc, up: err == nil, lastSeq: map[string]uint64{}, started: make(chan struct{}, 1)}
+		b.mu.Lock()
+		b.nodes[id] = n
+		b.mu.Unlock()
+		b.followers.Add(1)
+		go b.follow(followCtx, n)
+	}
+	if err != nil {
+		return fmt.Errorf("docker: run %s: start node %d (%s): %w", b.run, id, name, err)
+	}
+	b.logf("node %d: container %s started in %v", id, name, time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+// refreshIPs reads every running node's address on the run network. It
+// reports whether any address changed (a restarted container may get a new
+// one).
+func (b *Backend) refreshIPs(ctx context.Context) error {
+	b.mu.Lock()
+	cli, netName := b.cli, b.netName
+	nodes := make([]*node, 0, len(b.nodes))
+	for _, n := range b.nodes {
+		nodes = append(nodes, n)
+	}
+	b.mu.Unlock()
+	for _, n := range nodes {
+		res, err := cli.ContainerInspect(ctx, n.container.GetContainerID(), client.ContainerInspectOptions{})
+		if err != nil {
+			return fmt.Errorf("docker: inspect node %d: %w", n.id, err)
+		}
+		if res.Container.State == nil || !res.Container.State.Running || res.Container.NetworkSettings == nil {
+			continue
+		}
+		ep := res.Container.NetworkSettings.Networks[netName]
+		if ep == nil || !ep.IPAddress.IsValid() {
+			return fmt.Errorf("docker: node %d is not on network %s", n.id, netName)
+		}
+		b.mu.Lock()
+		n.ip = ep.IPAddress.String()
+		b.mu.Unlock()
+	}
+	return nil
+}
+
+// waitFor waits until pred (called with b.mu held) holds, for up to d.
+func (b *Backend) waitFor(ctx context.Context, d time.Duration, pred func() bool) (bool, error) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		b.mu.Lock()
+		ok, ch := pred(), b.changed
+		b.mu.Unlock()
+		if ok {
+			return true, nil
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			return pred(), nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// appendRecord keeps the history and the state in one order: records are
+// appended under the lock that guards the state they change.
+func (b *Backend) appendRecordLocked(r history.Record) {
+	if b.sink == nil {
+		return
+	}
+	if err := b.sink.Append(r); err != nil {
+		b.logf("history: %v", err)
+	}
+}
+
+func (b *Backend) appendRecord(r history.Record) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.appendRecordLocked(r)
+	b.notifyLocked()
+}
+
+// Close stops every node and removes every container (nodes and helpers),
+// their volumes and the run's network; then it removes anything else still
+// labelled with the run (what a half-finished Start created). Safe after a
+// failed Start and more than once. It works even when ctx is already
+// cancelled (an interrupted run still cleans up), bounded by 60 s.
+func (b *Backend) Close(ctx context.Context) error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	b.cancel()
+	b.mu.Unlock()
+	b.ops.Wait() // a cancelled Start or Apply returns soon
+	b.bg.Wait()
+	b.mu.Lock()
+	run, cli, netID := b.run, b.cli, b.netID
+	var nodes []*node
+	for _, n := range b.nodes {
+		nodes = append(nodes, n)
+	}
+	var helpers []string
+	for id := range b.helpers {
+		helpers = append(helpers, id)
+	}
+	delays := b.delayHelpersLocked()
+	b.mu.Unlock()
+	if run == "" {
+		return nil // Start never began
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+	defer cancel()
+	t0 := time.Now()
+
+	var errs []error
+	if cli == nil {
+		var err error
+		if cli, err = newClient(ctx); err != nil {
+			return err
+		}
+	}
+	defer cli.Close()
+	for _, id := range append(helpers, delays...) {
+		if _, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true}); err != nil && !isNotFound(err) {
+			errs = append(errs, fmt.Errorf("remove helper %s: %w", id, err))
+		}
+	}
+	var (
+		wg  sync.WaitGroup
+		emu sync.Mutex
+		sem = make(chan struct{}, b.cfg.parallel)
+	)
+	for _, n := range nodes {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			// No grace period: the run is over, its history is
+			// complete, and SIGTERM would only add records.
+			if err := n.container.Terminate(ctx, testcontainers.StopTimeout(0)); err != nil && !isNotFound(err) {
+				emu.Lock()
+				errs = append(errs, fmt.Errorf("terminate node %d: %w", n.id, err))
+				emu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	b.followers.Wait()
+	if netID != "" {
+		if _, err := cli.NetworkRemove(ctx, netID, client.NetworkRemoveOptions{}); err != nil && !isNotFound(err) {
+			errs = append(errs, fmt.Errorf("remove network: %w", err))
+		}
+	}
+	// Whatever Start created but never handed back carries the run label.
+	if rm, err := cleanWith(ctx, cli, run, false); err != nil {
+		errs = append(errs, err)
+	} else if l := rm.Lines(); len(l) > 0 {
+		b.logf("run %s: also removed %s", run, strings.Join(l, ", "))
+	}
+	b.logf("run %s: closed in %v", run, time.Since(t0).Round(time.Millisecond))
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("docker: close run %s: %w", run, err)
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package netfilter
+
+import (
+	"net/netip"
+	"os"
+	"reflect"
+	"runtime"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// privateNamespace returns an fd for a fresh network namespace, so the
+// tests never touch the host's rules. It skips when the process may not
+// create one (no CAP_SYS_ADMIN).
+func privateNamespace(t *testing.T) int {
+	t.Helper()
+	type result struct {
+		fd  int
+		err error
+	}
+	ch := make(chan result)
+	go func() {
+		// The thread that unshares is never unlocked, so it exits with
+		// this goroutine and nothing else ever runs in the namespace;
+		// the fd keeps the namespace alive.
+		runtime.LockOSThread()
+		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			ch <- result{-1, err}
+			return
+		}
+		fd, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		ch <- result{fd, err}
+	}()
+	r := <-ch
+	if r.err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("cannot create a private network namespace for the netfilter tests: %v", r.err)
+		}
+		t.Skipf("cannot create a private network namespace (needs CAP_SYS_ADMIN and CAP_NET_ADMIN): %v", r.err)
+	}
+	t.Cleanup(func() { unix.Close(r.fd) })
+	return r.fd
+}
+
+func addrs(s ...string) []netip.Addr {
+	out := make([]netip.Addr, len(s))
+	for i, x := range s {
+		out[i] = netip.MustParseAddr(x)
+	}
+	return out
+}
+
+func TestApplyInstallsExactlyTheRulesAndReadDecodesThem(t *testing.T) {
+	ns := privateNamespace(t)
+	want := Rules{
+		DropOut:     addrs("172.30.0.3", "172.30.0.4"),
+		DropIn:      addrs("172.30.0.5"),
+		LossPercent: 30,
+		LossPeers:   addrs("172.30.0.6"),
+		QueuePeers:  addrs("172.30.0.7"),
+		Queue:       9,
+	}
+	if err := Apply(want, InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(InNamespace(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("table holds %v, want %v", got, want)
+	}
+}
+
+func TestApplyReplacesTheWholeTable(t *testing.T) {
+	ns := privateNamespace(t)
+	if err := Apply(Rules{DropOut: addrs("10.0.0.1", "10.0.0.2")}, InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	second := Rules{DropIn: addrs("10.0.0.3")}
+	if err := Apply(second, InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(InNamespace(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, second) {
+		t.Fatalf("after a second Apply the table holds %v, want only %v", got, second)
+	}
+}
+
+func TestHealRemovesEverythingAndIsIdempotent(t *testing.T) {
+	ns := privateNamespace(t)
+	if err := Heal(InNamespace(ns)); err != nil {
+		t.Fatalf("heal of a namespace with no table: %v", err)
+	}
+	if err := Apply(Rules{LossPercent: 100, LossPeers: addrs("10.0.0.9")}, InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Heal(InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(InNamespace(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Empty() {
+		t.Fatalf("after heal the namespace still holds %v", got)
+	}
+}
+
+func TestArgsRoundTripThroughParse(t *testing.T) {
+	for _, r := range []Rules{
+		{},
+		{DropOut: addrs("172.18.0.2")},
+		{DropIn: addrs("172.18.0.2", "172.18.0.3"), LossPercent: 5, LossPeers: addrs("172.18.0.4")},
+		{QueuePeers: addrs("172.18.0.9"), Queue: 65535},
+	} {
+		got, err := Parse(r.Args())
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", r.Args(), err)
+		}
+		if !reflect.DeepEqual(got, r) {
+			t.Errorf("Parse(Args(%v)) = %v", r, got)
+		}
+	}
+}
+
+func TestParseRejectsWhatTheRulesCannotMatch(t *testing.T) {
+	for _, args := range [][]string{
+		{"--drop-out", "node1"},
+		{"--drop-in", "fd00::1"},
+		{"--loss", "101", "--loss-peers", "10.0.0.1"},
+		{"--loss-peers", "10.0.0.1"},
+		{"--queue", "70000"},
+		{"stray"},
+	} {
+		if _, err := Parse(args); err == nil {
+			t.Errorf("Parse(%q) accepted it", args)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/chaos/netfilter"
+)
+
+func init() {
+	commands["netfilter"] = command{
+		summary: "install network faults in this network namespace (run by the docker backend's helper containers)",
+		run:     runNetfilter,
+	}
+}
+
+const netfilterUsage = `Usage: ringleader netfilter apply [rule flags]   replace the ringleader table with these rules
+       ringleader netfilter heal                  delete the ringleader table
+       ringleader netfilter show                  print the table's rules as JSON
+       ringleader netfilter delay --delay D [--jitter J] [rule flags]
+                                                  install the rules and release queued packets after D±J until killed
+
+Needs CAP_NET_ADMIN in the namespace; the docker backend runs it as
+  docker run --user 0 --network container:<node> --cap-add NET_ADMIN --entrypoint /ringleader <image> netfilter ...
+`
+
+func runNetfilter(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(os.Stderr, netfilterUsage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	sub, rest := args[0], args[1:]
+	fail := func(err error) int {
+		fmt.Fprintf(os.Stderr, "ringleader netfilter %s: %v\n", sub, err)
+		return 1
+	}
+	switch sub {
+	case "apply":
+		r, err := netfilter.Parse(rest)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		if err := netfilter.Apply(r); err != nil {
+			return fail(err)
+		}
+		fmt.Println("netfilter: installed:", r)
+	case "heal", "show":
+		if len(rest) > 0 {
+			fmt.Fprintf(os.Stderr, "ringleader netfilter %s: takes no arguments, got %q\n", sub, rest)
+			return 2
+		}
+		if sub == "heal" {
+			if err := netfilter.Heal(); err != nil {
+				return fail(err)
+			}
+			fmt.Println("netfilter: healed")
+			return 0
+		}
+		r, err := netfilter.Read()
+		if err != nil {
+			return fail(err)
+		}
+		b, _ := json.Marshal(r)
+		fmt.Println(string(b))
+	case "delay":
+		return runNetfilterDelay(rest)
+	default:
+		fmt.Fprintf(os.Stderr, "ringleader netfilter: unknown action %q (valid: apply, heal, show, delay)\n", sub)
+		return 2
+	}
+	return 0
+}
+
+// runNetfilterDelay installs the rules, binds their queue and releases
+// every packet late until SIGTERM or SIGINT; then it removes the table, so
+// a stopped helper leaves no queue rule behind.
+func runNetfilterDelay(args []string) int {
+	var (
+		r             netfilter.Rules
+		delay, jitter time.Duration
+	)
+	fs := flag.NewFlagSet("netfilter delay", flag.ContinueOnError)
+	r.Flags(fs)
+	fs.DurationVar(&delay, "delay", 0, "how long each queued packet is held (e.g. 100ms)")
+	fs.DurationVar(&jitter, "jitter", 0, "uniform random extra in [-jitter, +jitter]")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := r.Validate(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if delay <= 0 || jitter < 0 || len(r.QueuePeers) == 0 {
+		fmt.Fprintf(os.Stderr, "ringleader netfilter delay: need --delay > 0, --jitter >= 0 and --queue-peers (got delay %v, jitter %v, %d peers)\n", delay, jitter, len(r.QueuePeers))
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := netfilter.Apply(r); err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader netfilter delay: %v\n", err)
+		return 1
+	}
+	d := netfilter.Delayer{Queue: r.Queue, Delay: delay, Jitter: jitter, Ready: func() {
+		fmt.Printf("netfilter: delaying %v±%v: %s\n", delay, jitter, r)
+		fmt.Println("READY")
+	}}
+	err := d.Run(ctx)
+	if herr := netfilter.Heal(); herr != nil && err == nil {
+		err = herr
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader netfilter delay: %v\n", err)
+		return 1
+	}
+	return 0
+}
