@@ -1,0 +1,425 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/sim"
+	"github.com/ringleader-dev/ringleader/sim/explore"
+)
+
+func init() {
+	commands["sim"] = command{
+		summary: "run elections in the deterministic simulator (complexity, explore)",
+		run:     runSim,
+	}
+}
+
+const simUsage = `Usage: ringleader sim complexity --algorithm A --n N [--ids 3,1,4,... | --arrangement best|worst|random --seed S] [--json]
+       ringleader sim explore --algorithm A --n N --schedules K --seed S [--quorum majority] [--json]
+
+complexity: one fault-free election, every node starting at once, run until
+  quiet; prints the election messages against the published formula. --n
+  takes a list (--n 4,8,16) for one row per size.
+explore: K random fault schedules (crashes, pauses, partitions, one-way and
+  non-transitive cuts, loss, delay), each ending with a heal and a quiet
+  period, judged by the checkers the algorithm claims. Exit status 1 when a
+  claimed property failed; every failing schedule comes with the command
+  that replays it.
+
+Run 'ringleader sim <subcommand> -h' for every flag.
+`
+
+func runSim(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(os.Stderr, simUsage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	switch args[0] {
+	case "complexity":
+		return runSimComplexity(args[1:], os.Stdout, os.Stderr)
+	case "explore":
+		return runSimExplore(args[1:], os.Stdout, os.Stderr)
+	}
+	fmt.Fprintf(os.Stderr, "ringleader sim: unknown subcommand %q (valid: complexity, explore)\n", args[0])
+	return 2
+}
+
+// badFlag prints one line and returns the bad-usage status.
+func badFlag(stderr io.Writer, sub string, err error) int {
+	fmt.Fprintf(stderr, "ringleader sim %s: %v\n", sub, err)
+	return 2
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("ringleader sim "+name, flag.ContinueOnError)
+	// The flag package's own error output is the whole flag list; a bad
+	// flag gets one line instead (parseFlags), -h the list.
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseFlags parses args; done is true when the command should exit with
+// status (help printed, or a bad flag reported on one line).
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (status int, done bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return 0, false
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintf(stderr, "Usage of %s:\n", fs.Name())
+		fs.SetOutput(stderr)
+		fs.PrintDefaults()
+		return 0, true
+	}
+	fmt.Fprintf(stderr, "%s: %v (see -h)\n", fs.Name(), err)
+	return 2, true
+}
+
+func parseQuorum(s string) (election.QuorumMode, error) {
+	switch s {
+	case "", "none":
+		return election.NoQuorum, nil
+	case "majority":
+		return election.Majority, nil
+	}
+	return "", fmt.Errorf("--quorum %q: want majority or none", s)
+}
+
+func parseNs(s string) ([]int, error) {
+	var out []int
+	for i, p := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("--n %q: element %d (%q) is not a positive integer", s, i+1, p)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func runSimComplexity(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("complexity", stderr)
+	algName := fs.String("algorithm", "", "algorithm name (required)")
+	nList := fs.String("n", "", "node count, or a comma-separated list of counts")
+	idList := fs.String("ids", "", "explicit ring order, e.g. 3,1,4,5,2 (instead of --n and --arrangement)")
+	arrangement := fs.String("arrangement", "random", "ring order of IDs 1..n: best (increasing), worst (decreasing) or random")
+	seed := fs.Int64("seed", 1, "seed of the random arrangement and of the network")
+	delay := fs.String("delay", "1ms", "message delay: 2ms, uniform:1ms-5ms or exp:1ms-3ms")
+	quorum := fs.String("quorum", "", "quorum mode: majority or none")
+	asJSON := fs.Bool("json", false, "one JSON object per line instead of a table")
+	if status, done := parseFlags(fs, args, stderr); done {
+		return status
+	}
+	if fs.NArg() > 0 {
+		return badFlag(stderr, "complexity", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if *algName == "" {
+		return badFlag(stderr, "complexity", fmt.Errorf("--algorithm is required (known: %s)", knownAlgorithms()))
+	}
+	alg, err := election.Lookup(*algName)
+	if err != nil {
+		return badFlag(stderr, "complexity", err)
+	}
+	q, err := parseQuorum(*quorum)
+	if err != nil {
+		return badFlag(stderr, "complexity", err)
+	}
+	d, err := sim.ParseDist(*delay)
+	if err != nil {
+		return badFlag(stderr, "complexity", err)
+	}
+	var rings [][]election.NodeID
+	arrangementSet := false
+	fs.Visit(func(f *flag.Flag) { arrangementSet = arrangementSet || f.Name == "arrangement" })
+	switch {
+	case *idList != "":
+		if arrangementSet {
+			return badFlag(stderr, "complexity", fmt.Errorf("--ids and --arrangement both given; --ids is the arrangement"))
+		}
+		ids, err := sim.ParseIDs(*idList)
+		if err != nil {
+			return badFlag(stderr, "complexity", err)
+		}
+		if *nList != "" && *nList != strconv.Itoa(len(ids)) {
+			return badFlag(stderr, "complexity", fmt.Errorf("--n %s but --ids lists %d IDs", *nList, len(ids)))
+		}
+		rings = append(rings, ids)
+	case *nList == "":
+		return badFlag(stderr, "complexity", fmt.Errorf("give --n (with --arrangement) or --ids"))
+	default:
+		ns, err := parseNs(*nList)
+		if err != nil {
+			return badFlag(stderr, "complexity", err)
+		}
+		for _, n := range ns {
+			ids, err := sim.Arrange(*arrangement, n, *seed)
+			if err != nil {
+				return badFlag(stderr, "complexity", err)
+			}
+			rings = append(rings, ids)
+		}
+	}
+
+	enc := json.NewEncoder(stdout)
+	var rows []sim.Complexity
+	status := 0
+	for _, ids := range rings {
+		c, err := sim.RunComplexity(sim.Options{Algorithm: alg.Name, Quorum: q, Seed: *seed, Delay: d}, ids)
+		if err != nil {
+			fmt.Fprintf(stderr, "ringleader sim complexity: %v\n", err)
+			return 1
+		}
+		if !c.Quiet || !c.Agreed {
+			status = 1
+		}
+		if *asJSON {
+			if err := enc.Encode(c); err != nil {
+				fmt.Fprintf(stderr, "ringleader sim complexity: %v\n", err)
+				return 1
+			}
+			continue
+		}
+		rows = append(rows, c)
+	}
+	if !*asJSON {
+		printComplexity(stdout, rows)
+	}
+	return status
+}
+
+func printComplexity(w io.Writer, rows []sim.Complexity) {
+	fmt.Fprintf(w, "%-14s %7s %7s %10s %9s %12s  %-22s %s\n", "algorithm", "n", "leader", "election", "announce", "maintenance", "formula", "")
+	for _, c := range rows {
+		formula, verdict := "-", ""
+		if c.Formula != nil {
+			rel := "="
+			if !c.Formula.Exact {
+				rel = "<="
+			}
+			formula = fmt.Sprintf("%s %s %s", c.Formula.Name, rel, strconv.FormatFloat(c.Formula.Value, 'f', -1, 64))
+			if *c.MatchesFormula {
+				verdict = "ok"
+			} else {
+				verdict = "MISMATCH"
+			}
+		}
+		leader := strconv.Itoa(int(c.Leader))
+		if !c.Agreed {
+			leader = "none"
+		}
+		fmt.Fprintf(w, "%-14s %7d %7s %10d %9d %12d  %-22s %s\n", c.Algorithm, c.N, leader, c.Messages, c.AnnounceMessages, c.MaintenanceMessages, formula, verdict)
+		if len(c.IDs) <= 20 {
+			fmt.Fprintf(w, "  ring %v, elected after %.1f ms of virtual time; by type: %s\n", c.IDs, c.ElectedAfterMillis, byType(c.ByType))
+		} else {
+			fmt.Fprintf(w, "  elected after %.1f ms of virtual time; by type: %s\n", c.ElectedAfterMillis, byType(c.ByType))
+		}
+		if !c.Quiet {
+			fmt.Fprintf(w, "  still electing when the virtual-time limit ran out\n")
+		}
+	}
+}
+
+func byType(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+func knownAlgorithms() string {
+	var names []string
+	for _, a := range election.Algorithms() {
+		names = append(names, a.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func runSimExplore(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("explore", stderr)
+	algName := fs.String("algorithm", "", "algorithm name (required)")
+	n := fs.Int("n", 5, "node count (IDs 1..n)")
+	schedules := fs.Int("schedules", 1000, "number of random fault schedules")
+	seed := fs.Int64("seed", 1, "top-level seed; schedule 0 uses it as is, so --schedules 1 --seed X replays the schedule with seed X")
+	quorum := fs.String("quorum", "", "quorum mode: majority or none")
+	faults := fs.Int("faults", 12, "at most this many faults per schedule")
+	kindList := fs.String("kinds", "", "comma-separated fault kinds to draw (default all: "+strings.Join(explore.FaultKinds[:], ",")+")")
+	workers := fs.Int("workers", 0, "schedules run in parallel (0: one per CPU); results do not depend on it")
+	hist := fs.String("history", "", "with --schedules 1: write the schedule's full history (JSON lines) to this file")
+	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
+	if status, done := parseFlags(fs, args, stderr); done {
+		return status
+	}
+	if fs.NArg() > 0 {
+		return badFlag(stderr, "explore", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if *algName == "" {
+		return badFlag(stderr, "explore", fmt.Errorf("--algorithm is required (known: %s)", knownAlgorithms()))
+	}
+	alg, err := election.Lookup(*algName)
+	if err != nil {
+		return badFlag(stderr, "explore", err)
+	}
+	q, err := parseQuorum(*quorum)
+	if err != nil {
+		return badFlag(stderr, "explore", err)
+	}
+	if q == election.Majority && !alg.Quorum {
+		return badFlag(stderr, "explore", fmt.Errorf("algorithm %s has no quorum mode (drop --quorum majority)", alg.Name))
+	}
+	switch {
+	case *n < 1:
+		return badFlag(stderr, "explore", fmt.Errorf("--n %d: need at least one node", *n))
+	case *schedules < 1:
+		return badFlag(stderr, "explore", fmt.Errorf("--schedules %d: need at least one", *schedules))
+	case *faults < 1:
+		return badFlag(stderr, "explore", fmt.Errorf("--faults %d: need at least one", *faults))
+	case *hist != "" && *schedules != 1:
+		return badFlag(stderr, "explore", fmt.Errorf("--history needs --schedules 1 (it records one schedule)"))
+	}
+	opts := explore.Options{
+		Algorithm: alg.Name, N: *n, Quorum: q, Schedules: *schedules, Seed: *seed,
+		MaxFaults: *faults, Workers: *workers,
+	}
+	if *kindList != "" {
+		opts.Kinds = strings.Split(*kindList, ",")
+		for _, k := range opts.Kinds {
+			if !slices.Contains(explore.FaultKinds[:], k) {
+				return badFlag(stderr, "explore", fmt.Errorf("--kinds %q: unknown kind %q (valid: %s)", *kindList, k, strings.Join(explore.FaultKinds[:], ", ")))
+			}
+		}
+	}
+
+	if *hist != "" {
+		return exploreOne(opts, *hist, *asJSON, stdout, stderr)
+	}
+
+	start := time.Now()
+	if *schedules >= 2000 {
+		last := start
+		opts.Progress = func(done int) {
+			if now := time.Now(); now.Sub(last) >= time.Second || done == *schedules {
+				last = now
+				fmt.Fprintf(stderr, "explore: %d/%d schedules (%.0f/s)\n", done, *schedules, float64(done)/now.Sub(start).Seconds())
+			}
+		}
+	}
+	res, err := explore.Run(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "ringleader sim explore: %v\n", err)
+		return 1
+	}
+	elapsed := time.Since(start)
+	if *asJSON {
+		out := struct {
+			explore.Result
+			Seconds            float64 `json:"seconds"`
+			SchedulesPerSecond float64 `json:"schedules_per_second"`
+		}{res, elapsed.Seconds(), float64(res.Schedules) / elapsed.Seconds()}
+		enc := json.NewEncoder(stdout)
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(stderr, "ringleader sim explore: %v\n", err)
+			return 1
+		}
+	} else {
+		printExplore(stdout, res, elapsed)
+	}
+	if res.Failed() {
+		return 1
+	}
+	return 0
+}
+
+// exploreOne replays one schedule and keeps its whole history.
+func exploreOne(opts explore.Options, path string, asJSON bool, stdout, stderr io.Writer) int {
+	w, err := history.Create(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "ringleader sim explore: %v\n", err)
+		return 1
+	}
+	sc, err := explore.One(opts, opts.Seed, w)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "ringleader sim explore: %v\n", err)
+		return 1
+	}
+	if asJSON {
+		json.NewEncoder(stdout).Encode(sc)
+	} else {
+		printSchedule(stdout, sc)
+		fmt.Fprintf(stdout, "history: %s\n", path)
+	}
+	if len(sc.Failed) > 0 {
+		return 1
+	}
+	return 0
+}
+
+func printExplore(w io.Writer, r explore.Result, elapsed time.Duration) {
+	mode := "no quorum"
+	if r.Quorum != "" {
+		mode = "quorum " + r.Quorum
+	}
+	fmt.Fprintf(w, "%s, %d nodes, %s: %d schedules from seed %d in %.2fs (%.0f/s)\n",
+		r.Algorithm, r.N, mode, r.Schedules, r.Seed, elapsed.Seconds(), float64(r.Schedules)/elapsed.Seconds())
+	fmt.Fprintf(w, "claimed checkers:\n")
+	for _, c := range r.SortedFailures() {
+		status := "pass"
+		if r.Failures[c] > 0 {
+			status = "FAIL"
+		}
+		fmt.Fprintf(w, "  %-16s %s  failed in %d schedules\n", c, status, r.Failures[c])
+	}
+	fmt.Fprintf(w, "split brain (two leaders at once) in %d schedules; two leaders in one epoch in %d\n", r.SplitBrainSchedules, r.EpochConflictSchedules)
+	if r.StaleLeaderSchedules > 0 {
+		fmt.Fprintf(w, "a paused leader's frozen view overlapped another leader in %d schedules (stale, not split brain: a frozen node acts on nothing)\n", r.StaleLeaderSchedules)
+	}
+	for _, sc := range r.Failing {
+		fmt.Fprintf(w, "\nFAILED schedule %d (seed %d): %s\n", sc.Index, sc.Seed, strings.Join(sc.Failed, ", "))
+		printSchedule(w, sc)
+	}
+	if len(r.SplitBrain) > 0 {
+		sc := r.SplitBrain[0]
+		fmt.Fprintf(w, "\nsplit brain (not claimed by %s), first in schedule %d (seed %d):\n", r.Algorithm, sc.Index, sc.Seed)
+		printSchedule(w, sc)
+	}
+	if len(r.Replay) > 0 {
+		fmt.Fprintf(w, "\nreplay:\n")
+		for _, c := range r.Replay {
+			fmt.Fprintf(w, "  %s\n", c)
+		}
+	}
+}
+
+func printSchedule(w io.Writer, sc explore.Schedule) {
+	fmt.Fprintf(w, "  faults:\n")
+	for _, f := range sc.Faults {
+		fmt.Fprintf(w, "    %s\n", f)
+	}
+	for _, v := range sc.Verdicts {
+		fmt.Fprintf(w, "  %s: %s\n", v.Checker, v.Summary)
+	}
+	fmt.Fprintf(w, "  replay: %s\n", sc.Replay)
+}

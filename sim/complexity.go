@@ -1,0 +1,131 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+// Arrangements name the ring orders Arrange builds.
+var Arrangements = []string{"best", "worst", "random"}
+
+// Arrange returns IDs 1..n in a named ring order: best is increasing
+// clockwise (each node's successor is larger, so a Chang–Roberts message
+// dies after one hop: 2n−1 messages), worst is decreasing (each message
+// travels until it wraps past the maximum: n(n+1)/2), random is a shuffle
+// drawn from seed.
+func Arrange(kind string, n int, seed int64) ([]election.NodeID, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("--n %d: need at least one node", n)
+	}
+	ids := make([]election.NodeID, n)
+	for i := range ids {
+		ids[i] = election.NodeID(i + 1)
+	}
+	switch kind {
+	case "best":
+	case "worst":
+		slices.Reverse(ids)
+	case "random":
+		r := rand.New(rand.NewPCG(uint64(seed), 0x72696e67)) // "ring"
+		r.Shuffle(n, func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	default:
+		return nil, fmt.Errorf("--arrangement %q: want one of %s", kind, strings.Join(Arrangements, ", "))
+	}
+	return ids, nil
+}
+
+// ParseIDs reads a comma-separated ring order such as "3,1,4,5,2". The
+// error names the bad element and its position.
+func ParseIDs(s string) ([]election.NodeID, error) {
+	parts := strings.Split(s, ",")
+	ids := make([]election.NodeID, 0, len(parts))
+	seen := map[election.NodeID]int{}
+	for i, p := range parts {
+		v, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("--ids %q: element %d (%q) is not a positive integer", s, i+1, p)
+		}
+		id := election.NodeID(v)
+		if j, dup := seen[id]; dup {
+			return nil, fmt.Errorf("--ids %q: element %d (%d) repeats element %d", s, i+1, v, j)
+		}
+		seen[id] = i + 1
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// Complexity is the outcome of one fault-free election in which every node
+// starts at once.
+type Complexity struct {
+	Algorithm string            `json:"algorithm"`
+	N         int               `json:"n"`
+	IDs       []election.NodeID `json:"ids"`
+	// Leader every node agreed on; 0 if they did not agree (Agreed false).
+	Leader election.NodeID `json:"leader"`
+	Agreed bool            `json:"agreed"`
+	// Messages are election messages, the announcement excluded;
+	// maintenance (heartbeats, acknowledgements) is counted apart.
+	Messages            int               `json:"messages"`
+	AnnounceMessages    int               `json:"announce_messages"`
+	MaintenanceMessages int               `json:"maintenance_messages"`
+	ByType              map[string]int    `json:"by_type"`
+	Formula             *election.Formula `json:"formula"`
+	// MatchesFormula: equal to an exact formula, or within a bound.
+	MatchesFormula *bool `json:"matches_formula,omitempty"`
+	// ElectedAfter is the virtual time of the last election or announce
+	// message or view change: how long the election took.
+	ElectedAfterMillis float64 `json:"elected_after_ms"`
+	// Quiet is false if the run hit its virtual-time limit still electing.
+	Quiet bool `json:"quiet"`
+}
+
+// RunComplexity runs one fault-free election of ids (ring order) and
+// counts its messages. opts.Algorithm must be set; Members is replaced by ids.
+func RunComplexity(opts Options, ids []election.NodeID) (Complexity, error) {
+	opts.Members = ids
+	s, err := New(opts, nil)
+	if err != nil {
+		return Complexity{}, err
+	}
+	s.Start()
+	quiet := s.RunUntilQuiet(24 * time.Hour)
+	c := s.Counts()
+	out := Complexity{
+		Algorithm: s.alg.Name, N: len(ids), IDs: ids,
+		Messages: c.Election, AnnounceMessages: c.Announce, MaintenanceMessages: c.Maintenance,
+		ByType:             c.ByType,
+		ElectedAfterMillis: float64(s.lastActivity) / float64(time.Millisecond),
+		Quiet:              quiet,
+	}
+	out.Leader, out.Agreed = s.agreedLeader()
+	if s.alg.Formula != nil {
+		f := s.alg.Formula(ids)
+		out.Formula = &f
+		ok := float64(c.Election) == f.Value || !f.Exact && float64(c.Election) <= f.Value
+		out.MatchesFormula = &ok
+	}
+	return out, nil
+}
+
+// agreedLeader is the leader every live node views, if they agree.
+func (s *Sim) agreedLeader() (election.NodeID, bool) {
+	var l election.NodeID
+	for _, n := range s.nodes {
+		if !n.up || n.paused {
+			continue
+		}
+		v := s.state.Views[n.id].Leader
+		if v == election.None || l != election.None && v != l {
+			return election.None, false
+		}
+		l = v
+	}
+	return l, l != election.None
+}

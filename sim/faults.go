@@ -1,0 +1,267 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// Apply injects a fault now and records it as the container harness does:
+// an invoke record, then ok, or fail with the error. A fault that cannot
+// apply (restarting a node that runs, pausing a dead one) changes nothing.
+// target is the scenario's text for the record ("leader", "3"); empty means
+// the resolved node list.
+func (s *Sim) Apply(f chaos.Fault, target string) error {
+	if target == "" {
+		target = idsString(f.Nodes)
+	}
+	s.emitFault(f, target, history.FaultInvoke, nil)
+	err := s.apply(f)
+	if err != nil {
+		err = fmt.Errorf("sim: %s %s: %w", f.Op, target, err)
+		s.emitFault(f, target, history.FaultFail, err)
+		return err
+	}
+	s.emitFault(f, target, history.FaultOK, nil)
+	return nil
+}
+
+func (s *Sim) emitFault(f chaos.Fault, target string, p history.FaultPhase, err error) {
+	if s.sink != nil {
+		s.emit(f.Record(s.Time(), target, p, err))
+	}
+}
+
+// Kill crashes the given nodes (SIGKILL).
+func (s *Sim) Kill(ids ...election.NodeID) error {
+	return s.Apply(chaos.Fault{Op: chaos.Kill, Nodes: ids}, "")
+}
+
+// Stop shuts the given nodes down gracefully (SIGTERM): like Kill, but each
+// writes a stop record first.
+func (s *Sim) Stop(ids ...election.NodeID) error {
+	return s.Apply(chaos.Fault{Op: chaos.Stop, Nodes: ids}, "")
+}
+
+// Restart boots killed or stopped nodes again from their persisted state.
+func (s *Sim) Restart(ids ...election.NodeID) error {
+	return s.Apply(chaos.Fault{Op: chaos.Restart, Nodes: ids}, "")
+}
+
+// Pause freezes the given nodes.
+func (s *Sim) Pause(ids ...election.NodeID) error {
+	return s.Apply(chaos.Fault{Op: chaos.Pause, Nodes: ids}, "")
+}
+
+// Resume thaws paused nodes; what waited for them is handled at once.
+func (s *Sim) Resume(ids ...election.NodeID) error {
+	return s.Apply(chaos.Fault{Op: chaos.Resume, Nodes: ids}, "")
+}
+
+// Cut cuts the directed link from -> to (a one-way cut); cut both
+// directions for a symmetric one.
+func (s *Sim) Cut(from, to election.NodeID) error {
+	return s.Apply(chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{from, to}}}, fmt.Sprintf("%d->%d", from, to))
+}
+
+// Partition cuts every link between nodes that share no group.
+func (s *Sim) Partition(groups ...[]election.NodeID) error {
+	return s.Apply(chaos.Fault{Op: chaos.Partition, Groups: groups}, "")
+}
+
+// Heal removes every cut and every per-node loss and delay.
+func (s *Sim) Heal() error { return s.Apply(chaos.Fault{Op: chaos.Heal}, "all") }
+
+func (s *Sim) lookup(ids []election.NodeID) ([]*node, error) {
+	out := make([]*node, 0, len(ids))
+	for _, id := range ids {
+		i, ok := s.index[id]
+		if !ok {
+			return nil, fmt.Errorf("node %d is not a member (members: %s)", id, idsString(s.opts.Members))
+		}
+		out = append(out, s.nodes[i])
+	}
+	return out, nil
+}
+
+// apply checks the whole fault before changing anything, so that a failed
+// fault leaves the cluster as it was.
+func (s *Sim) apply(f chaos.Fault) error {
+	switch f.Op {
+	case chaos.Kill, chaos.Stop, chaos.Restart, chaos.Pause, chaos.Resume:
+		if len(f.Nodes) == 0 {
+			return fmt.Errorf("no nodes given")
+		}
+		if !s.started {
+			return fmt.Errorf("the cluster has not started (call Start first)")
+		}
+	}
+	ns, err := s.lookup(f.Nodes)
+	if err != nil {
+		return err
+	}
+	switch f.Op {
+	case chaos.Kill, chaos.Stop:
+		for _, n := range ns {
+			if !n.up {
+				return fmt.Errorf("node %d is already down", n.id)
+			}
+		}
+		for _, n := range ns {
+			if f.Op == chaos.Stop && s.sink != nil {
+				s.emit(s.nodeRecord(n, history.KindStop))
+			}
+			s.down(n)
+		}
+	case chaos.Restart:
+		for _, n := range ns {
+			if n.up {
+				return fmt.Errorf("node %d is running (kill or stop it first)", n.id)
+			}
+		}
+		for _, n := range ns {
+			if err := s.build(n); err != nil {
+				return err
+			}
+			s.boot(n)
+		}
+	case chaos.Pause:
+		for _, n := range ns {
+			if !n.up || n.paused {
+				return fmt.Errorf("node %d is %s (only a running node can be paused)", n.id, s.status(n))
+			}
+		}
+		for _, n := range ns {
+			n.paused = true
+			s.state.Paused[n.id] = true
+			s.stateChanged = true
+		}
+	case chaos.Resume:
+		for _, n := range ns {
+			if !n.paused {
+				return fmt.Errorf("node %d is %s (only a paused node can be resumed)", n.id, s.status(n))
+			}
+		}
+		for _, n := range ns {
+			n.paused = false
+			delete(s.state.Paused, n.id)
+			s.stateChanged = true
+			// Everything that waited runs now, in arrival order,
+			// before anything scheduled later.
+			held := n.held
+			n.held = nil
+			for _, e := range held {
+				e.at = s.now
+				s.schedule(e)
+			}
+		}
+	case chaos.Partition:
+		links := f.CutLinks(s.opts.Members)
+		if len(links) == 0 {
+			return fmt.Errorf("the partition cuts no link (give groups or links)")
+		}
+		for _, l := range links {
+			if _, err := s.lookup(l[:]); err != nil {
+				return fmt.Errorf("link %d->%d: %w", l[0], l[1], err)
+			}
+			if l[0] == l[1] {
+				return fmt.Errorf("link %d->%d: a node cannot be cut from itself", l[0], l[1])
+			}
+		}
+		for _, l := range links {
+			s.state.Cut[l] = true
+		}
+		s.stateChanged = true
+	case chaos.Heal:
+		clear(s.state.Cut)
+		for _, n := range s.nodes {
+			n.loss, n.delay, n.jitter = 0, 0, 0
+		}
+		s.stateChanged = true
+	case chaos.Loss:
+		if f.Loss < 0 || f.Loss > 1 {
+			return fmt.Errorf("loss %v must be between 0 and 1", f.Loss)
+		}
+		if len(ns) == 0 {
+			ns = s.nodes
+		}
+		for _, n := range ns {
+			n.loss = f.Loss
+		}
+	case chaos.Delay:
+		if f.Delay < 0 || f.Jitter < 0 {
+			return fmt.Errorf("delay %v and jitter %v must not be negative", f.Delay, f.Jitter)
+		}
+		if len(ns) == 0 {
+			ns = s.nodes
+		}
+		for _, n := range ns {
+			n.delay, n.jitter = f.Delay, f.Jitter
+		}
+		s.trackFIFO = true
+	default:
+		return fmt.Errorf("unknown operation (known: %v)", chaos.Ops)
+	}
+	return nil
+}
+
+func (s *Sim) status(n *node) string {
+	switch {
+	case !n.up:
+		return "down"
+	case n.paused:
+		return "paused"
+	}
+	return "running"
+}
+
+// down drops a node's machine, timers and held events. Messages already on
+// the wire to it are lost when they arrive (process checks up).
+func (s *Sim) down(n *node) {
+	n.up, n.paused = false, false
+	n.m = nil
+	n.timers = nil
+	n.held = nil
+	s.state.Up[n.id] = false
+	delete(s.state.Paused, n.id)
+	s.stateChanged = true
+}
+
+// Up reports whether id runs (paused or not).
+func (s *Sim) Up(id election.NodeID) bool {
+	i, ok := s.index[id]
+	return ok && s.nodes[i].up
+}
+
+// Paused reports whether id is paused.
+func (s *Sim) Paused(id election.NodeID) bool {
+	i, ok := s.index[id]
+	return ok && s.nodes[i].paused
+}
+
+// Durable is what id last persisted.
+func (s *Sim) Durable(id election.NodeID) election.Durable {
+	i, ok := s.index[id]
+	if !ok {
+		return election.Durable{}
+	}
+	return s.nodes[i].durable
+}
+
+// Cuts lists the currently cut directed links, sorted.
+func (s *Sim) Cuts() [][2]election.NodeID {
+	out := make([][2]election.NodeID, 0, len(s.state.Cut))
+	for l := range s.state.Cut {
+		out = append(out, l)
+	}
+	slices.SortFunc(out, func(a, b [2]election.NodeID) int {
+		if a[0] != b[0] {
+			return int(a[0] - b[0])
+		}
+		return int(a[1] - b[1])
+	})
+	return out
+}

@@ -1,0 +1,122 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+type eventKind uint8
+
+const (
+	evDeliver eventKind = iota + 1
+	evTimer
+)
+
+// event is one thing that will happen at a virtual instant. Events are kept
+// by value in the heap so that a run of a hundred thousand messages does not
+// allocate one object per message.
+type event struct {
+	at  time.Duration
+	seq uint64 // tie-break: events at the same instant run in the order they were scheduled
+	// node is the index of the recipient (deliver) or the timer's owner.
+	node int32
+	from int32
+	kind eventKind
+	// arrived marks a message that already crossed the network and was
+	// held by a paused node; on resume it is delivered whatever the links
+	// say now, as packets buffered in a frozen process's socket are.
+	arrived bool
+	// counted: an election or announce message (RunUntilQuiet waits
+	// for these to land).
+	counted bool
+	// boot and gen identify the timer incarnation; a stale one is ignored.
+	boot  uint32
+	gen   uint64
+	timer string
+	msg   election.Message
+}
+
+// eventQueue is a binary min-heap ordered by (at, seq). The heap holds
+// small keys; the events themselves sit in a slab with a free list, so a
+// sift moves 24 bytes rather than a whole message, and a run of a million
+// messages reuses the same few slots instead of allocating.
+type eventQueue struct {
+	heap []qkey
+	slab []event
+	free []int32
+}
+
+type qkey struct {
+	at   time.Duration
+	seq  uint64
+	slot int32
+}
+
+func (q *eventQueue) len() int { return len(q.heap) }
+
+// next is the time of the earliest event; only valid when len() > 0.
+func (q *eventQueue) next() time.Duration { return q.heap[0].at }
+
+func less(a, b qkey) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.seq < b.seq
+}
+
+func (q *eventQueue) push(e event) {
+	var slot int32
+	if n := len(q.free); n > 0 {
+		slot = q.free[n-1]
+		q.free = q.free[:n-1]
+		q.slab[slot] = e
+	} else {
+		slot = int32(len(q.slab))
+		q.slab = append(q.slab, e)
+	}
+	k := qkey{at: e.at, seq: e.seq, slot: slot}
+	h := append(q.heap, k)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !less(k, h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = k
+	q.heap = h
+}
+
+func (q *eventQueue) pop() event {
+	h := q.heap
+	top := h[0]
+	last := h[len(h)-1]
+	h = h[:len(h)-1]
+	if len(h) > 0 {
+		i := 0
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				break
+			}
+			m := l
+			if r := l + 1; r < len(h) && less(h[r], h[l]) {
+				m = r
+			}
+			if !less(h[m], last) {
+				break
+			}
+			h[i] = h[m]
+			i = m
+		}
+		h[i] = last
+	}
+	q.heap = h
+	e := q.slab[top.slot]
+	q.slab[top.slot] = event{} // let the message's Members be collected
+	q.free = append(q.free, top.slot)
+	return e
+}

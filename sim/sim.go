@@ -1,0 +1,585 @@
+// Package sim runs election machines against an in-memory network under
+// virtual time. One seed fixes everything: the network's delays and losses
+// and every machine's Config.Rand, so a seed replays a run exactly, down to
+// the bytes of its history.
+//
+// The model, in brief (docs/simulator.md has the long form):
+//   - Time is virtual. Events (message deliveries, timer expiries) sit in a
+//     heap ordered by time and then by the order they were scheduled; the
+//     simulator pops them one by one. Nothing reads a wall clock.
+//   - Every directed link is FIFO, as one NATS connection is: a message
+//     never overtakes an earlier one on the same link.
+//   - A message is lost when its link is cut (when sent or when it would
+//     arrive), when the loss draw says so, or when its recipient is down on
+//     arrival. Lost messages are counted, never received.
+//   - A killed or stopped node loses its machine, its timers and whatever
+//     was queued for it; a restart builds a new machine from the node's last
+//     persisted Durable state. A paused node processes nothing: messages for
+//     it and its expiring timers wait and are handled in a burst on resume.
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// Options configure one simulated cluster.
+type Options struct {
+	// Algorithm is a registered algorithm's name.
+	Algorithm string
+	// Members in ring order.
+	Members []election.NodeID
+	Quorum  election.QuorumMode
+	// Timing; zero fields take election.DefaultTiming.
+	Timing election.Timing
+	Seed   int64
+	// Delay is every message's delay; the zero value is a constant 1 ms.
+	Delay Dist
+	// Loss is the probability (0..1) that any message is lost.
+	Loss float64
+	// OmitMessages leaves send and recv records out of the history. The
+	// explorer sets it: its checkers judge views and faults only, and
+	// messages are most of a history's bulk. Counts are kept either way.
+	OmitMessages bool
+}
+
+// Counts are messages sent, by type and class. A broadcast counts once per
+// recipient.
+type Counts struct {
+	ByType map[string]int `json:"by_type"`
+	// Election, Announce and Maintenance classify ByType with the
+	// algorithm's ElectionTypes and AnnounceTypes.
+	Election    int `json:"election"`
+	Announce    int `json:"announce"`
+	Maintenance int `json:"maintenance"`
+	// Delivered messages reached a running machine; Lost ones did not
+	// (cut, lossy link, recipient down, unknown recipient).
+	Delivered int `json:"delivered"`
+	Lost      int `json:"lost"`
+}
+
+// Total is every message sent.
+func (c Counts) Total() int { return c.Election + c.Announce + c.Maintenance }
+
+type node struct {
+	id      election.NodeID
+	m       election.Machine
+	up      bool
+	paused  bool
+	boot    uint32
+	bootID  string
+	seq     uint64
+	durable election.Durable
+	timers  map[string]uint64 // armed timer name -> generation
+	held    []event           // what arrived while paused, in order
+	// Per-node network faults (chaos Loss and Delay).
+	loss          float64
+	delay, jitter time.Duration
+}
+
+// Sim is one simulated cluster. It is not safe for concurrent use: the
+// explorer runs one Sim per goroutine.
+type Sim struct {
+	alg     election.Algorithm
+	opts    Options
+	timing  election.Timing
+	sink    history.Sink
+	sinkErr error
+
+	now   time.Duration
+	queue eventQueue
+	seq   uint64
+	gen   uint64
+
+	nodes []*node
+	index map[election.NodeID]int32
+	// dense maps an ID to its node index when IDs are small (the usual
+	// 1..n), sparing a map lookup per message; -1 marks a non-member.
+	dense []int32
+	// types counts messages by type; a handful of types, so a slice
+	// searched by string beats hashing every message's type into a map.
+	types []typeStat
+	net   *rand.Rand
+	// linkLast is the latest arrival scheduled on each directed link
+	// (from<<32 | to), which keeps links FIFO. With one constant delay
+	// for every message FIFO holds by itself (equal delays, ties broken
+	// by scheduling order), so tracking starts only once delays can
+	// differ: a non-constant distribution or a delay fault.
+	linkLast  map[uint64]time.Duration
+	trackFIFO bool
+
+	started      bool
+	state        chaos.State
+	stateChanged bool
+	counts       Counts
+	// inflight counts election and announce messages on the wire;
+	// lastActivity is when one was last sent or a view last changed.
+	inflight     int
+	lastActivity time.Duration
+}
+
+// New builds a cluster; nothing runs until Start. sink may be nil.
+func New(opts Options, sink history.Sink) (*Sim, error) {
+	alg, err := election.Lookup(opts.Algorithm)
+	if err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	if opts.Quorum == election.Majority && !alg.Quorum {
+		return nil, fmt.Errorf("sim: algorithm %s has no quorum mode (drop --quorum majority)", alg.Name)
+	}
+	if len(opts.Members) == 0 {
+		return nil, fmt.Errorf("sim: no members")
+	}
+	if err := opts.Delay.Validate(); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	if opts.Loss < 0 || opts.Loss > 1 {
+		return nil, fmt.Errorf("sim: loss %v must be between 0 and 1", opts.Loss)
+	}
+	s := &Sim{
+		alg:      alg,
+		opts:     opts,
+		timing:   opts.Timing.WithDefaults(),
+		sink:     sink,
+		index:    make(map[election.NodeID]int32, len(opts.Members)),
+		net:      rand.New(rand.NewPCG(uint64(opts.Seed), 0x6e6574)), // "net"
+		linkLast: map[uint64]time.Duration{},
+		state: chaos.State{
+			Views:  map[election.NodeID]election.View{},
+			Up:     map[election.NodeID]bool{},
+			Paused: map[election.NodeID]bool{},
+			Cut:    map[[2]election.NodeID]bool{},
+		},
+		counts:    Counts{},
+		trackFIFO: opts.Delay.Kind != DistConstant,
+	}
+	// Validate the membership once here, with a fake Rand, rather than
+	// leaving it to n machines.
+	probe := election.Config{ID: opts.Members[0], Members: opts.Members, Quorum: opts.Quorum, Timing: s.timing, Rand: s.net}
+	if err := probe.Validate(); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	s.nodes = make([]*node, len(opts.Members))
+	maxID := slices.Max(opts.Members)
+	if int(maxID) <= 4*len(opts.Members)+64 {
+		s.dense = make([]int32, maxID+1)
+		for i := range s.dense {
+			s.dense[i] = -1
+		}
+	}
+	for i, id := range opts.Members {
+		s.index[id] = int32(i)
+		if s.dense != nil {
+			s.dense[id] = int32(i)
+		}
+		s.nodes[i] = &node{id: id}
+	}
+	// Machines are built now, not in Start, so that Start measures the
+	// election alone (building 10,000 machines is the algorithm's cost).
+	for _, n := range s.nodes {
+		if err := s.build(n); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Algorithm is the algorithm the cluster runs.
+func (s *Sim) Algorithm() election.Algorithm { return s.alg }
+
+// Members in ring order.
+func (s *Sim) Members() []election.NodeID { return slices.Clone(s.opts.Members) }
+
+// Timing with defaults filled in.
+func (s *Sim) Timing() election.Timing { return s.timing }
+
+// Err is the first error the history sink returned, if any.
+func (s *Sim) Err() error { return s.sinkErr }
+
+// build makes a node's next machine (a new boot). Every boot gets its own
+// random stream derived from the seed, the node and the boot number.
+func (s *Sim) build(n *node) error {
+	n.boot++
+	cfg := election.Config{
+		ID:      n.id,
+		Members: s.opts.Members, // shared: machines must not modify it
+		Quorum:  s.opts.Quorum,
+		Timing:  s.timing,
+		Rand:    rand.New(rand.NewPCG(uint64(s.opts.Seed), uint64(n.id)<<24|uint64(n.boot))),
+		Durable: n.durable,
+	}
+	m, err := s.alg.New(cfg)
+	if err != nil {
+		return fmt.Errorf("sim: node %d: %w", n.id, err)
+	}
+	n.m = m
+	n.bootID = "sim-" + strconv.Itoa(int(n.id)) + "-" + strconv.Itoa(int(n.boot))
+	n.seq = 0
+	n.timers = map[string]uint64{}
+	n.held = nil
+	return nil
+}
+
+// Start boots every member at the current virtual time, in ring order. No
+// message can arrive before every node has started unless Delay is 0.
+// Calling it again does nothing: crashed nodes come back with Restart.
+func (s *Sim) Start() {
+	if s.started {
+		return
+	}
+	s.started = true
+	for _, n := range s.nodes {
+		s.boot(n)
+	}
+}
+
+func (s *Sim) boot(n *node) {
+	n.up, n.paused = true, false
+	s.state.Up[n.id] = true
+	delete(s.state.Views, n.id) // a new process has no view until it says so
+	delete(s.state.Paused, n.id)
+	s.stateChanged = true
+	if s.sink != nil {
+		s.emit(s.nodeRecord(n, history.KindBoot))
+	}
+	s.step(n, election.Event{Kind: election.EventStart})
+}
+
+// Now is the virtual time since the start.
+func (s *Sim) Now() time.Duration { return s.now }
+
+// Time is Now on the history's clock.
+func (s *Sim) Time() time.Time { return history.SimOrigin.Add(s.now) }
+
+// Counts returns a copy of the message counts so far.
+func (s *Sim) Counts() Counts {
+	c := s.counts
+	c.ByType = make(map[string]int, len(s.types))
+	for _, t := range s.types {
+		c.ByType[t.name] = t.count
+	}
+	return c
+}
+
+// State is a snapshot of the cluster.
+func (s *Sim) State() chaos.State {
+	st := chaos.State{
+		Views:  make(map[election.NodeID]election.View, len(s.state.Views)),
+		Up:     make(map[election.NodeID]bool, len(s.state.Up)),
+		Paused: make(map[election.NodeID]bool, len(s.state.Paused)),
+		Cut:    make(map[[2]election.NodeID]bool, len(s.state.Cut)),
+	}
+	for k, v := range s.state.Views {
+		st.Views[k] = v
+	}
+	for k, v := range s.state.Up {
+		st.Up[k] = v
+	}
+	for k, v := range s.state.Paused {
+		st.Paused[k] = v
+	}
+	for k, v := range s.state.Cut {
+		st.Cut[k] = v
+	}
+	return st
+}
+
+// View is node id's current view (zero if it has none or is unknown).
+func (s *Sim) View(id election.NodeID) election.View { return s.state.Views[id] }
+
+// RunFor processes every event up to now+d and leaves the clock at now+d.
+func (s *Sim) RunFor(d time.Duration) {
+	end := s.now + d
+	for s.queue.len() > 0 && s.queue.next() <= end {
+		s.process(s.queue.pop())
+	}
+	s.now = end
+}
+
+// RunUntil processes events until cond holds or d has passed; cond sees the
+// live state (it must not keep or modify it) and is evaluated first and then
+// after every event that changed a view or a node's status. It reports
+// whether cond held; the clock stops at the instant it did, or at now+d.
+func (s *Sim) RunUntil(d time.Duration, cond func(chaos.State) bool) bool {
+	end := s.now + d
+	if cond(s.state) {
+		return true
+	}
+	s.stateChanged = false
+	for s.queue.len() > 0 && s.queue.next() <= end {
+		s.process(s.queue.pop())
+		if s.stateChanged {
+			s.stateChanged = false
+			if cond(s.state) {
+				return true
+			}
+		}
+	}
+	s.now = end
+	return false
+}
+
+// QuietWindow is how long RunUntilQuiet waits, with no election or announce
+// message on the wire, for a view to change before calling the cluster
+// quiet: long enough to cover any protocol timeout (a suspicion, then an
+// unanswered election) that could still move a view.
+func (s *Sim) QuietWindow() time.Duration { return 2 * (s.timing.Suspicion + s.timing.Answer) }
+
+// RunUntilQuiet runs until no election or announce message is in flight and
+// no view has changed for QuietWindow (or nothing at all is left to happen).
+// The clock stops at the instant the last activity ended plus the window;
+// it reports false if that did not come within max. Meant for fault-free
+// runs: heartbeats (maintenance) do not count as activity.
+func (s *Sim) RunUntilQuiet(max time.Duration) bool {
+	end := s.now + max
+	window := s.QuietWindow()
+	for {
+		if s.inflight == 0 {
+			quietAt := s.lastActivity + window
+			if quietAt < s.now {
+				quietAt = s.now
+			}
+			if s.queue.len() == 0 || s.queue.next() > quietAt {
+				if quietAt > end {
+					s.now = end
+					return false
+				}
+				// Run what is due by then (nothing that matters) so
+				// the clock does not move backwards later.
+				s.now = quietAt
+				return true
+			}
+		}
+		if s.queue.len() == 0 {
+			return true
+		}
+		if s.queue.next() > end {
+			s.now = end
+			return false
+		}
+		s.process(s.queue.pop())
+	}
+}
+
+func (s *Sim) schedule(e event) {
+	s.seq++
+	e.seq = s.seq
+	s.queue.push(e)
+}
+
+func (s *Sim) process(e event) {
+	s.now = e.at
+	n := s.nodes[e.node]
+	switch e.kind {
+	case evDeliver:
+		if e.counted && !e.arrived {
+			s.inflight--
+		}
+		if !n.up {
+			s.counts.Lost++
+			return
+		}
+		if !e.arrived && s.state.Cut[[2]election.NodeID{e.msg.From, e.msg.To}] {
+			s.counts.Lost++
+			return
+		}
+		if n.paused {
+			e.arrived = true
+			n.held = append(n.held, e)
+			return
+		}
+		s.counts.Delivered++
+		if s.sink != nil && !s.opts.OmitMessages {
+			r := s.nodeRecord(n, history.KindRecv)
+			m := e.msg.Clone()
+			r.Msg = &m
+			s.emit(r)
+		}
+		s.step(n, election.Event{Kind: election.EventReceive, Msg: e.msg})
+	case evTimer:
+		if !n.up || n.boot != e.boot || n.timers[e.timer] != e.gen {
+			return // disarmed, replaced or its node died
+		}
+		if n.paused {
+			n.held = append(n.held, e)
+			return
+		}
+		delete(n.timers, e.timer)
+		s.step(n, election.Event{Kind: election.EventTimer, Timer: e.timer})
+	}
+}
+
+type msgClass uint8
+
+const (
+	classMaintenance msgClass = iota
+	classElection
+	classAnnounce
+)
+
+type typeStat struct {
+	name  string
+	class msgClass
+	count int
+}
+
+// countType counts one message of type t and returns its class.
+func (s *Sim) countType(t string) msgClass {
+	for i := range s.types {
+		if s.types[i].name == t {
+			s.types[i].count++
+			return s.types[i].class
+		}
+	}
+	c := classMaintenance
+	switch {
+	case s.alg.IsElection(t):
+		c = classElection
+	case s.alg.IsAnnounce(t):
+		c = classAnnounce
+	}
+	s.types = append(s.types, typeStat{name: t, class: c, count: 1})
+	return c
+}
+
+// lookupIndex finds a member's node index.
+func (s *Sim) lookupIndex(id election.NodeID) (int32, bool) {
+	if s.dense != nil {
+		if id < 0 || int(id) >= len(s.dense) || s.dense[id] < 0 {
+			return 0, false
+		}
+		return s.dense[id], true
+	}
+	i, ok := s.index[id]
+	return i, ok
+}
+
+// step feeds one event to n's machine and carries out its effects in order.
+func (s *Sim) step(n *node, ev election.Event) {
+	for _, e := range n.m.Step(ev) {
+		switch e.Kind {
+		case election.EffectSend:
+			s.send(n, e.Msg)
+		case election.EffectBroadcast:
+			for _, to := range s.opts.Members {
+				if to == n.id {
+					continue
+				}
+				m := e.Msg.Clone()
+				m.To = to
+				s.send(n, m)
+			}
+		case election.EffectSetTimer:
+			s.gen++
+			n.timers[e.Timer] = s.gen
+			ni, _ := s.lookupIndex(n.id)
+			s.schedule(event{at: s.now + e.After, kind: evTimer, node: ni, boot: n.boot, gen: s.gen, timer: e.Timer})
+		case election.EffectCancelTimer:
+			delete(n.timers, e.Timer)
+		case election.EffectView:
+			// Every view effect is recorded, repeats included:
+			// the history is what the machine said.
+			s.state.Views[n.id] = e.View
+			s.stateChanged = true
+			s.lastActivity = s.now
+			if s.sink != nil {
+				r := s.nodeRecord(n, history.KindView)
+				v := e.View
+				r.View = &v
+				s.emit(r)
+			}
+		case election.EffectPersist:
+			n.durable = e.Durable
+		}
+	}
+}
+
+// send puts one message on the wire. The sender is the runtime's to name,
+// as a NATS subject is, so From is always the real sender.
+func (s *Sim) send(from *node, m election.Message) {
+	m.From = from.id
+	class := s.countType(m.Type)
+	switch class {
+	case classElection:
+		s.counts.Election++
+	case classAnnounce:
+		s.counts.Announce++
+	default:
+		s.counts.Maintenance++
+	}
+	if s.sink != nil && !s.opts.OmitMessages {
+		r := s.nodeRecord(from, history.KindSend)
+		c := m.Clone()
+		r.Msg = &c
+		s.emit(r)
+	}
+	ti, ok := s.lookupIndex(m.To)
+	if !ok {
+		s.counts.Lost++
+		return
+	}
+	to := s.nodes[ti]
+	p := max(s.opts.Loss, from.loss, to.loss)
+	if p > 0 && s.net.Float64() < p {
+		s.counts.Lost++
+		return
+	}
+	if s.state.Cut[[2]election.NodeID{from.id, m.To}] {
+		s.counts.Lost++
+		return
+	}
+	d := s.opts.Delay.Sample(s.net) + s.extraDelay(from) + s.extraDelay(to)
+	at := s.now + d
+	fi, _ := s.lookupIndex(from.id)
+	if s.trackFIFO {
+		link := uint64(fi)<<32 | uint64(ti)
+		if last, ok := s.linkLast[link]; ok && last > at {
+			at = last // FIFO: never overtake the previous message on this link
+		}
+		s.linkLast[link] = at
+	}
+	counted := class != classMaintenance
+	if counted {
+		s.inflight++
+		s.lastActivity = s.now
+	}
+	s.schedule(event{at: at, kind: evDeliver, node: ti, from: fi, counted: counted, msg: m})
+}
+
+func (s *Sim) extraDelay(n *node) time.Duration {
+	if n.delay == 0 && n.jitter == 0 {
+		return 0
+	}
+	d := n.delay
+	if n.jitter > 0 {
+		d += time.Duration(s.net.Int64N(int64(n.jitter) + 1))
+	}
+	return d
+}
+
+func (s *Sim) nodeRecord(n *node, kind history.Kind) history.Record {
+	n.seq++
+	return history.Record{Time: history.SimOrigin.Add(s.now), Process: "node", Kind: kind, Node: n.id, Boot: n.bootID, Seq: n.seq}
+}
+
+func (s *Sim) emit(r history.Record) {
+	if err := s.sink.Append(r); err != nil && s.sinkErr == nil {
+		s.sinkErr = err
+	}
+}
+
+func idsString(ids []election.NodeID) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(parts, ",")
+}

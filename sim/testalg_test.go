@@ -1,0 +1,178 @@
+package sim
+
+import (
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+// Test-only algorithms. They are registered in this test binary alone; the
+// real algorithms live in their own packages.
+
+// maxID is the smallest honest election: every node floods the highest ID it
+// has seen; the highest live node heartbeats; a follower that misses
+// heartbeats forgets its leader and floods its own ID again.
+type maxID struct {
+	cfg  election.Config
+	best election.NodeID
+	view election.View
+}
+
+func newMaxID(cfg election.Config) (election.Machine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &maxID{cfg: cfg}, nil
+}
+
+func (m *maxID) View() election.View { return m.view }
+
+func (m *maxID) setView(out []election.Effect) []election.Effect {
+	role := election.Follower
+	if m.best == m.cfg.ID {
+		role = election.Leader
+	}
+	v := election.View{Leader: m.best, Epoch: m.cfg.Durable.Epoch, Role: role}
+	if v == m.view {
+		return out
+	}
+	m.view = v
+	return append(out, election.Effect{Kind: election.EffectView, View: v})
+}
+
+func (m *maxID) Step(ev election.Event) []election.Effect {
+	var out []election.Effect
+	t := m.cfg.Timing
+	switch ev.Kind {
+	case election.EventStart:
+		// Each boot is a new epoch, persisted, so restarts are visible.
+		m.cfg.Durable.Epoch++
+		out = append(out, election.Effect{Kind: election.EffectPersist, Durable: m.cfg.Durable})
+		m.best = m.cfg.ID
+		out = append(out, election.Effect{Kind: election.EffectBroadcast, Msg: election.Message{Type: "ELECTION", Candidate: m.cfg.ID}})
+		out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "heartbeat", After: t.Heartbeat})
+		out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "suspect", After: t.Suspicion})
+		out = m.setView(out)
+	case election.EventReceive:
+		switch ev.Msg.Type {
+		case "ELECTION":
+			if ev.Msg.Candidate > m.best {
+				m.best = ev.Msg.Candidate
+				out = m.setView(out)
+			} else if ev.Msg.Candidate < m.best && m.best == m.cfg.ID {
+				out = append(out, election.Effect{Kind: election.EffectSend, Msg: election.Message{Type: "ELECTION", To: ev.Msg.From, Candidate: m.cfg.ID}})
+			}
+		case "HEARTBEAT":
+			if ev.Msg.From >= m.best {
+				m.best = ev.Msg.From
+				out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "suspect", After: t.Suspicion})
+				out = m.setView(out)
+			}
+		}
+	case election.EventTimer:
+		switch ev.Timer {
+		case "heartbeat":
+			if m.best == m.cfg.ID {
+				out = append(out, election.Effect{Kind: election.EffectBroadcast, Msg: election.Message{Type: "HEARTBEAT"}})
+			}
+			out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "heartbeat", After: t.Heartbeat})
+		case "suspect":
+			if m.best != m.cfg.ID {
+				m.best = m.cfg.ID
+				out = append(out, election.Effect{Kind: election.EffectBroadcast, Msg: election.Message{Type: "ELECTION", Candidate: m.cfg.ID}})
+				out = m.setView(out)
+			}
+			out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "suspect", After: t.Suspicion})
+		}
+	}
+	return out
+}
+
+// timerProbe exercises timer semantics: on start it arms "a" twice (the
+// second replaces the first), arms and cancels "b", and arms "c". Each
+// firing becomes a view whose Epoch counts firings and whose Leader encodes
+// the timer (1 = a, 2 = b, 3 = c), so the history shows what fired when.
+type timerProbe struct {
+	cfg   election.Config
+	fired uint64
+	view  election.View
+}
+
+func (p *timerProbe) View() election.View { return p.view }
+
+func (p *timerProbe) Step(ev election.Event) []election.Effect {
+	ms := p.cfg.Timing.Heartbeat / 10
+	switch ev.Kind {
+	case election.EventStart:
+		return []election.Effect{
+			{Kind: election.EffectSetTimer, Timer: "a", After: 1 * ms},
+			{Kind: election.EffectSetTimer, Timer: "a", After: 2 * ms},
+			{Kind: election.EffectSetTimer, Timer: "b", After: 1 * ms},
+			{Kind: election.EffectCancelTimer, Timer: "b"},
+			{Kind: election.EffectSetTimer, Timer: "c", After: 3 * ms},
+		}
+	case election.EventTimer:
+		p.fired++
+		p.view = election.View{Leader: election.NodeID(ev.Timer[0] - 'a' + 1), Epoch: p.fired, Role: election.Candidate}
+		return []election.Effect{{Kind: election.EffectView, View: p.view}}
+	}
+	return nil
+}
+
+// fifoProbe: the first member sends 50 numbered messages to every other
+// member on start; a receiver that sees a number out of order shows it in
+// its view (Role Candidate, Epoch the number it got).
+type fifoProbe struct {
+	cfg  election.Config
+	next uint64
+	view election.View
+}
+
+func (p *fifoProbe) View() election.View { return p.view }
+
+func (p *fifoProbe) Step(ev election.Event) []election.Effect {
+	var out []election.Effect
+	switch ev.Kind {
+	case election.EventStart:
+		p.next = 1
+		if p.cfg.ID == p.cfg.Members[0] {
+			for i := uint64(1); i <= 50; i++ {
+				out = append(out, election.Effect{Kind: election.EffectBroadcast, Msg: election.Message{Type: "NUM", Seq: i}})
+			}
+		}
+	case election.EventReceive:
+		if ev.Msg.Seq != p.next {
+			p.view = election.View{Leader: ev.Msg.From, Epoch: ev.Msg.Seq, Role: election.Candidate}
+			out = append(out, election.Effect{Kind: election.EffectView, View: p.view})
+		}
+		p.next = ev.Msg.Seq + 1
+	}
+	return out
+}
+
+func init() {
+	election.Register(election.Algorithm{
+		Name: "test-maxid", Title: "max-ID flooding (test only)", Topology: "complete",
+		New:           newMaxID,
+		ElectionTypes: []string{"ELECTION"},
+		Claims: func(q election.QuorumMode) []election.Property {
+			return []election.Property{election.Agreement, election.HighestWins}
+		},
+	})
+	election.Register(election.Algorithm{
+		Name: "test-timers", Title: "timer probe (test only)", Topology: "complete",
+		New:    func(cfg election.Config) (election.Machine, error) { return &timerProbe{cfg: cfg}, nil },
+		Claims: func(election.QuorumMode) []election.Property { return nil },
+	})
+	election.Register(election.Algorithm{
+		Name: "test-fifo", Title: "FIFO probe (test only)", Topology: "complete",
+		New:    func(cfg election.Config) (election.Machine, error) { return &fifoProbe{cfg: cfg}, nil },
+		Claims: func(election.QuorumMode) []election.Property { return nil },
+	})
+}
+
+func ids(n int) []election.NodeID {
+	out := make([]election.NodeID, n)
+	for i := range out {
+		out[i] = election.NodeID(i + 1)
+	}
+	return out
+}
