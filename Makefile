@@ -21,7 +21,8 @@ help: ## list the targets
 build: ## build the static ringleader binary into bin/
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN) ./cmd/ringleader
 
-images: build ## build the node image FROM scratch (nothing is pulled)
+images: ## build the node image FROM scratch (nothing is pulled)
+	CGO_ENABLED=0 $(GO) build -tags nodeimage -trimpath -ldflags='-s -w' -o bin/node/ringleader ./cmd/ringleader
 	docker build --label org.ringleader.project=ringleader -t $(IMAGE) -f docker/Dockerfile .
 
 up: images ## start the 5-node compose cluster (ALGORITHM=, QUORUM= to switch)

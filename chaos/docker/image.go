@@ -45,8 +45,9 @@ var (
 )
 
 // BuildImage builds the node image tag from this source tree: the static
-// binary (CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' ./cmd/ringleader)
-// goes to bin/ringleader in a temporary context next to docker/Dockerfile
+// binary (CGO_ENABLED=0 go build -tags nodeimage -trimpath -ldflags='-s -w'
+// ./cmd/ringleader: the node and netfilter subcommands only, none of the
+// harness) goes to bin/node/ringleader in a temporary context next to docker/Dockerfile
 // and whatever else it COPYs, and the engine's classic builder makes a
 // FROM-scratch image labelled with the project (nothing is pulled). Within
 // one process a tag is built once; later calls return the first result.
@@ -97,23 +98,23 @@ func buildImage(ctx context.Context, tag string, progress io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	bin := filepath.Join(tmp, "bin", "ringleader")
-	gobuild := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./cmd/ringleader")
+	bin := filepath.Join(tmp, "bin", "node", "ringleader")
+	gobuild := exec.CommandContext(ctx, "go", "build", "-tags", "nodeimage", "-trimpath", "-ldflags=-s -w", "-o", bin, "./cmd/ringleader")
 	gobuild.Dir = root
 	gobuild.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
 	if out, err := gobuild.CombinedOutput(); err != nil {
 		return fmt.Errorf("docker: go build ./cmd/ringleader in %s: %w\n%s", root, err, out)
 	}
-	fmt.Fprintf(progress, "docker: built bin/ringleader in %v\n", time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(progress, "docker: built bin/node/ringleader in %v\n", time.Since(start).Round(time.Millisecond))
 
 	dockerfile := filepath.Join(root, "docker", "Dockerfile")
 	df, err := os.ReadFile(dockerfile)
 	if err != nil {
 		return fmt.Errorf("docker: the node image needs %s: %w", dockerfile, err)
 	}
-	files := map[string]string{"docker/Dockerfile": dockerfile, "bin/ringleader": bin}
+	files := map[string]string{"docker/Dockerfile": dockerfile, "bin/node/ringleader": bin}
 	for _, src := range copySources(df) {
-		if src == "bin/ringleader" || strings.HasPrefix(src, "bin/") {
+		if strings.HasPrefix(src, "bin/") {
 			continue
 		}
 		p := filepath.Join(root, filepath.FromSlash(src))

@@ -1,0 +1,215 @@
+//go:build !nodeimage
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/chaos/docker"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/harness"
+	"github.com/ringleader-dev/ringleader/scenario"
+	"github.com/ringleader-dev/ringleader/sim"
+)
+
+func init() {
+	commands["run"] = command{summary: "run scenarios on the docker or sim backend and judge them", run: runCmd}
+}
+
+// runFlags are the run command's options.
+type runFlags struct {
+	backend string
+	repeat  int
+	seed    int64
+	store   string
+	json    bool
+	image   string
+	build   bool
+}
+
+// parseInterleaved lets flags and file arguments come in any order
+// (ringleader run scenarios/x.yaml --backend sim), which the flag package
+// alone does not: it stops at the first non-flag.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func runCmd(args []string) int {
+	var f runFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.StringVar(&f.backend, "backend", "docker", "where the cluster runs: docker or sim")
+	fs.IntVar(&f.repeat, "repeat", 0, "run each scenario N times, a fresh cluster each time (default: the scenario's repeat:)")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of the first repetition (repetition i uses seed+i-1; default: from the clock)")
+	fs.StringVar(&f.store, "store", "store", "directory of run directories <store>/<scenario>/<time>/")
+	fs.BoolVar(&f.json, "json", false, "print every run's results as a JSON array on stdout")
+	fs.StringVar(&f.image, "image", docker.DefaultImage, "node image tag (docker backend)")
+	fs.BoolVar(&f.build, "build", true, "build the node image from this source tree first (docker backend)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: ringleader run [scenario.yaml|dir ...] [flags]\n\nRuns scenarios (default: every file in scenarios/) and judges them.\nExit status: 0 all passed, 1 an expectation or checker verdict failed, 2 invalid scenario or flags, 130 interrupted.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	paths, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if f.backend != "docker" && f.backend != "sim" {
+		fmt.Fprintf(os.Stderr, "ringleader run: --backend %q: want docker or sim\n", f.backend)
+		return 2
+	}
+	if f.repeat < 0 {
+		fmt.Fprintf(os.Stderr, "ringleader run: --repeat %d: want a positive count\n", f.repeat)
+		return 2
+	}
+	seedSet := false
+	fs.Visit(func(fl *flag.Flag) { seedSet = seedSet || fl.Name == "seed" })
+	if !seedSet {
+		f.seed = time.Now().UnixNano() % 1_000_000_000
+	}
+	if len(paths) == 0 {
+		paths = []string{"scenarios"}
+	}
+	// Every file is validated before anything starts.
+	scs, err := scenario.LoadAll(paths...)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader run: invalid scenarios:\n%v\n", err)
+		return 2
+	}
+
+	if f.backend == "docker" {
+		// Checked up front too: a simulator-only algorithm would fail
+		// only once its containers were starting.
+		bad := false
+		for _, sc := range scs {
+			if a, err := election.Lookup(sc.Cluster.Algorithm); err == nil && a.SimOnly {
+				fmt.Fprintf(os.Stderr, "ringleader run: %s: algorithm %s runs in the simulator only (it needs synchrony a real network cannot give); use --backend sim\n", sc.File, a.Name)
+				bad = true
+			}
+		}
+		if bad {
+			return 2
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runScenarios(ctx, scs, f, os.Stdout, os.Stderr)
+}
+
+func runScenarios(ctx context.Context, scs []*scenario.Scenario, f runFlags, stdout, stderr io.Writer) int {
+	newBackend := func() chaos.Backend { return &sim.Backend{} }
+	if f.backend == "docker" {
+		// The docker package sets these in its init too; set here as
+		// well so that nothing depends on the import order.
+		for k, v := range map[string]string{"TESTCONTAINERS_HOST_OVERRIDE": "127.0.0.1", "TESTCONTAINERS_RYUK_DISABLED": "true"} {
+			if _, ok := os.LookupEnv(k); !ok {
+				os.Setenv(k, v)
+			}
+		}
+		if f.build {
+			fmt.Fprintf(stderr, "building node image %s ...\n", f.image)
+			t0 := time.Now()
+			if err := docker.BuildImage(ctx, f.image, nil); err != nil {
+				fmt.Fprintf(stderr, "ringleader run: building the node image: %v\n", err)
+				return 1
+			}
+			fmt.Fprintf(stderr, "built %s in %.1fs\n", f.image, time.Since(t0).Seconds())
+		}
+		newBackend = func() chaos.Backend { return docker.New(docker.WithImage(f.image), docker.WithBuild(false)) }
+	}
+
+	t0 := time.Now()
+	var results []*harness.Result
+	failed, interrupted := false, false
+runs:
+	for _, sc := range scs {
+		reps := sc.Repeat
+		if f.repeat > 0 {
+			reps = f.repeat
+		}
+		for rep := 1; rep <= reps; rep++ {
+			res, err := harness.Run(ctx, sc, newBackend(), harness.Options{
+				Store: f.store, Seed: f.seed + int64(rep-1), Rep: rep, Reps: reps, Progress: stderr,
+			})
+			if res != nil {
+				results = append(results, res)
+				if !res.Pass {
+					failed = true
+				}
+			}
+			if err != nil {
+				failed = true
+				fmt.Fprintf(stderr, "[%s %d/%d] %v\n", sc.Name, rep, reps, err)
+				if ctx.Err() != nil {
+					interrupted = true
+					break runs
+				}
+			} else if res != nil {
+				verdict := "PASS"
+				if !res.Pass {
+					verdict = "FAIL"
+				}
+				fmt.Fprintf(stderr, "[%s %d/%d] %s (%.1fs) %s\n", sc.Name, rep, reps, verdict, res.WallMillis/1000, res.Dir)
+				for _, fl := range res.Failures {
+					fmt.Fprintf(stderr, "    %s\n", fl)
+				}
+			}
+		}
+	}
+
+	if f.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(results); err != nil {
+			fmt.Fprintf(stderr, "ringleader run: %v\n", err)
+		}
+	}
+	out := stdout
+	if f.json {
+		out = stderr
+	}
+	fmt.Fprintln(out)
+	harness.Table(out, results)
+	fmt.Fprintln(out)
+	harness.WriteSummaries(out, harness.Summarise(results))
+	fmt.Fprintf(out, "%d run(s) on %s in %.1fs; store: %s\n", len(results), f.backend, time.Since(t0).Seconds(), absOr(f.store))
+	switch {
+	case interrupted:
+		fmt.Fprintln(out, "interrupted: the cluster was closed; the history recorded so far is in the store")
+		return 130
+	case failed:
+		return 1
+	}
+	return 0
+}
+
+func absOr(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}

@@ -1,0 +1,167 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/check"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/scenario"
+)
+
+// Stable reports whether the cluster has settled at s: in every component
+// of live nodes that can all talk to each other, either every node views the
+// same leader and that leader is a live node of the component, or — in
+// quorum mode, for a component smaller than a majority, which is not
+// entitled to a leader — no node views any leader (the rule the agreement
+// and bully-max checkers judge by). Components joined only
+// through a bridge node are not judged: nothing says what they should agree
+// on. At least one node must be live.
+func Stable(s chaos.State, members []election.NodeID, q election.QuorumMode) bool {
+	comps := check.Components(s, members)
+	if len(comps) == 0 {
+		return false
+	}
+	maj := len(members)/2 + 1
+	for _, c := range comps {
+		if !c.Clique {
+			continue
+		}
+		if q == election.Majority && len(c.Nodes) < maj {
+			for _, n := range c.Nodes {
+				if s.Views[n].Leader != election.None {
+					return false
+				}
+			}
+			continue
+		}
+		l := s.Views[c.Nodes[0]].Leader
+		if l == election.None || !slices.Contains(c.Nodes, l) {
+			return false
+		}
+		for _, n := range c.Nodes {
+			if s.Views[n].Leader != l {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// expectNodes is the set an expectation looks at, and why the expectation
+// cannot hold when a named node is not live.
+func expectNodes(e *scenario.Expectation, s chaos.State, members []election.NodeID) (nodes []election.NodeID, problem string) {
+	switch e.On {
+	case scenario.OnAllLive:
+		for _, m := range members {
+			if s.Live(m) {
+				nodes = append(nodes, m)
+			}
+		}
+		return nodes, ""
+	case scenario.OnAll:
+		nodes = members
+	default:
+		nodes = e.OnIDs
+	}
+	for _, n := range nodes {
+		if !s.Live(n) {
+			return nodes, fmt.Sprintf("node %d is %s", n, liveness(s, n))
+		}
+	}
+	return nodes, ""
+}
+
+func liveness(s chaos.State, n election.NodeID) string {
+	switch {
+	case !s.Up[n]:
+		return "down"
+	case s.Paused[n]:
+		return "paused"
+	}
+	return "live"
+}
+
+// Holds evaluates an expectation at s.
+func Holds(e *scenario.Expectation, s chaos.State, members []election.NodeID) bool {
+	nodes, problem := expectNodes(e, s, members)
+	if problem != "" || len(nodes) == 0 {
+		return false
+	}
+	switch e.Kind {
+	case scenario.ExpectLeader, scenario.ExpectHighest:
+		want := e.Leader
+		if e.Kind == scenario.ExpectHighest {
+			want = highestLive(s, members)
+		}
+		for _, n := range nodes {
+			if s.Views[n].Leader != want {
+				return false
+			}
+		}
+		return want != election.None
+	case scenario.ExpectNone:
+		for _, n := range nodes {
+			if s.Views[n].Leader != election.None {
+				return false
+			}
+		}
+		return true
+	case scenario.ExpectLeaders:
+		var got []election.NodeID
+		for _, n := range nodes {
+			if s.Views[n].Role == election.Leader {
+				got = append(got, n)
+			}
+		}
+		want := slices.Sorted(slices.Values(e.Leaders))
+		return slices.Equal(got, want)
+	}
+	return false
+}
+
+func highestLive(s chaos.State, members []election.NodeID) election.NodeID {
+	best := election.None
+	for _, m := range members {
+		if s.Live(m) && m > best {
+			best = m
+		}
+	}
+	return best
+}
+
+// describeViews is what every node believes, compactly:
+// "1→4 2→4 3→4 4→4* 5:down" (* marks role leader).
+func describeViews(s chaos.State, members []election.NodeID) string {
+	parts := make([]string, 0, len(members))
+	for _, m := range members {
+		if !s.Live(m) {
+			parts = append(parts, fmt.Sprintf("%d:%s", m, liveness(s, m)))
+			continue
+		}
+		v, ok := s.Views[m]
+		switch {
+		case !ok:
+			parts = append(parts, fmt.Sprintf("%d→?", m))
+		case v.Leader == election.None:
+			parts = append(parts, fmt.Sprintf("%d→none", m))
+		default:
+			star := ""
+			if v.Role == election.Leader {
+				star = "*"
+			}
+			parts = append(parts, fmt.Sprintf("%d→%d%s", m, v.Leader, star))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// explain says why an expectation does not hold at s, for the failure line.
+func explain(e *scenario.Expectation, s chaos.State, members []election.NodeID) string {
+	if _, problem := expectNodes(e, s, members); problem != "" {
+		return problem
+	}
+	return "saw " + describeViews(s, members)
+}

@@ -1,0 +1,70 @@
+package harness
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ringleader-dev/ringleader/check"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/report"
+)
+
+// writeReport renders report.html next to results.json. A run whose
+// cluster never started has no history to draw and gets no page.
+func writeReport(r *Result) error {
+	if len(r.records) == 0 {
+		return nil
+	}
+	rep := report.Report{
+		Title:     r.Scenario,
+		Scenario:  r.Scenario,
+		Backend:   r.Backend,
+		Algorithm: r.Algorithm,
+		Members:   r.Members,
+		Date:      r.Started,
+		Seed:      r.Seed,
+		Records:   r.records,
+	}
+	if r.Quorum != "none" {
+		rep.Quorum = election.QuorumMode(r.Quorum)
+	}
+	if r.Description != "" {
+		rep.Notes = append(rep.Notes, r.Description)
+	}
+	if r.Reps > 1 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("repetition %d of %d", r.Rep, r.Reps))
+	}
+	for _, f := range r.Failures {
+		rep.Notes = append(rep.Notes, "FAILED: "+f)
+	}
+	for _, c := range r.Checkers {
+		rep.Verdicts = append(rep.Verdicts, c.Verdict)
+	}
+	for _, s := range r.Steps {
+		name := fmt.Sprintf("%d %s", s.Index, s.Text)
+		if s.Resolved != "" {
+			name += " → " + s.Resolved
+		}
+		rep.Steps = append(rep.Steps, report.Step{Name: name, Time: s.At})
+		if s.Expect != nil {
+			rep.Expectations = append(rep.Expectations, report.Expectation{
+				Name: fmt.Sprintf("step %d: %s", s.Index, s.Expect.Expect), Time: s.Expect.At,
+				Pass: s.Expect.Pass, Detail: s.Expect.Seen,
+			})
+		}
+	}
+	rep.Failovers = []check.Failover{}
+	for _, f := range r.Failovers {
+		rep.Failovers = append(rep.Failovers, f.Failover)
+	}
+	f, err := os.Create(filepath.Join(r.Dir, "report.html"))
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := report.Write(f, rep); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

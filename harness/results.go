@@ -1,0 +1,208 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/check"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// Result is one run, as written to results.json.
+type Result struct {
+	Scenario    string            `json:"scenario"`
+	File        string            `json:"file"`
+	Description string            `json:"description,omitempty"`
+	Backend     string            `json:"backend"`
+	Algorithm   string            `json:"algorithm"`
+	Quorum      string            `json:"quorum"`
+	Members     []election.NodeID `json:"members"`
+	Timing      Timing            `json:"timing"`
+	Seed        int64             `json:"seed"`
+	Rep         int               `json:"rep"`
+	Reps        int               `json:"reps"`
+	Cluster     string            `json:"cluster"`
+	Dir         string            `json:"dir"`
+	Started     time.Time         `json:"started"`
+	Finished    time.Time         `json:"finished"`
+	WallMillis  float64           `json:"wall_ms"`
+
+	Steps        []StepResult    `json:"steps"`
+	Expectations []ExpectResult  `json:"expectations"`
+	Checkers     []CheckerResult `json:"checkers"`
+	// Checkpoints counts the instants agreement and bully-max judged.
+	Checkpoints int              `json:"checkpoints"`
+	Failovers   []FailoverResult `json:"failovers"`
+	SplitBrain  SplitBrain       `json:"split_brain"`
+	Messages    *check.Counts    `json:"messages,omitempty"`
+
+	// Pass: the run completed, every expectation held and every checker
+	// gave the verdict the scenario expects.
+	Pass bool `json:"pass"`
+	// Failures says, one line each, why Pass is false.
+	Failures []string `json:"failures,omitempty"`
+	// Errors are problems running the scenario (start, a fault, close,
+	// cancellation), as opposed to judgements.
+	Errors []string `json:"errors,omitempty"`
+
+	origin  time.Time
+	records []history.Record
+}
+
+// Timing is the cluster's timing in milliseconds.
+type Timing struct {
+	HeartbeatMillis float64 `json:"heartbeat_ms"`
+	SuspicionMillis float64 `json:"suspicion_ms"`
+	AnswerMillis    float64 `json:"answer_ms"`
+}
+
+func timingOf(t election.Timing) Timing {
+	return Timing{ms(t.Heartbeat), ms(t.Suspicion), ms(t.Answer)}
+}
+
+// StepResult is one step: when it ran on the backend's clock (ms from the
+// cluster's start), how long it took there and in wall time, what a
+// symbolic target resolved to.
+type StepResult struct {
+	Index      int           `json:"index"`
+	Line       int           `json:"line"`
+	Op         string        `json:"op"`
+	Text       string        `json:"text"`
+	Resolved   string        `json:"resolved,omitempty"`
+	At         time.Time     `json:"at"`
+	Start      float64       `json:"start_ms"`
+	Millis     float64       `json:"ms"`
+	WallMillis float64       `json:"wall_ms"`
+	Expect     *ExpectResult `json:"expect,omitempty"`
+	Error      string        `json:"error,omitempty"`
+}
+
+// ExpectResult is the outcome of an expect or wait: stable step: whether
+// it held, how long after the step began (ms, backend clock), and the views
+// seen (when it held) or why it did not.
+type ExpectResult struct {
+	Step   int       `json:"step"`
+	Line   int       `json:"line"`
+	Expect string    `json:"expect"`
+	Within float64   `json:"within_ms"`
+	Pass   bool      `json:"pass"`
+	At     time.Time `json:"at"`
+	After  float64   `json:"after_ms"`
+	Seen   string    `json:"seen"`
+}
+
+// CheckerResult is a verdict next to the verdict the scenario expects.
+type CheckerResult struct {
+	check.Verdict
+	Expected string `json:"expected"`
+	Match    bool   `json:"match"`
+}
+
+// FailoverResult is a failover with its length in suspicion timeouts.
+// Millis counts from the fault's ok record (the fault had taken effect);
+// FromInvokeMillis from its invoke record. In containers the two differ by
+// how long the engine took to report the kill or pause, and the truth lies
+// between them; in the simulator they are equal.
+type FailoverResult struct {
+	check.Failover
+	Suspicions       float64 `json:"x_suspicion,omitempty"`
+	FromInvokeMillis float64 `json:"ms_from_invoke,omitempty"`
+}
+
+// SplitBrain is how long two or more nodes held role leader at once, as
+// the no-split-brain checker counts it: only while every one of them could
+// act. Stale is the time a frozen (paused) leader believed it led beside
+// another: not an acting split brain, but the stale-leader problem leases
+// exist for.
+type SplitBrain struct {
+	Overlaps        int     `json:"overlaps"`
+	TotalMillis     float64 `json:"total_ms"`
+	PairTotalMillis float64 `json:"pair_total_ms"`
+	StaleOverlaps   int     `json:"stale_overlaps"`
+	StaleMillis     float64 `json:"stale_ms"`
+}
+
+// Records is the run's history (nil when the cluster never started).
+func (r *Result) Records() []history.Record { return r.records }
+
+// Judge fills Expectations, Pass and Failures from the rest.
+func (r *Result) Judge() {
+	r.Expectations = r.Expectations[:0]
+	r.Failures = nil
+	for _, s := range r.Steps {
+		if s.Expect != nil {
+			r.Expectations = append(r.Expectations, *s.Expect)
+			if !s.Expect.Pass {
+				r.Failures = append(r.Failures, fmt.Sprintf("step %d (line %d) expect %s: %s", s.Index, s.Line, s.Expect.Expect, s.Expect.Seen))
+			}
+		}
+	}
+	for _, c := range r.Checkers {
+		if !c.Match {
+			r.Failures = append(r.Failures, fmt.Sprintf("checker %s: expected %s, got %s: %s", c.Checker, c.Expected, verdictWord(c.Pass), c.Summary))
+		}
+	}
+	for _, e := range r.Errors {
+		r.Failures = append(r.Failures, "error: "+e)
+	}
+	r.Pass = len(r.Failures) == 0
+}
+
+// ExpectationsPassed counts passed expectations.
+func (r *Result) ExpectationsPassed() (passed, total int) {
+	for _, e := range r.Expectations {
+		if e.Pass {
+			passed++
+		}
+	}
+	return passed, len(r.Expectations)
+}
+
+// Checker returns the result of the named checker, if it ran.
+func (r *Result) Checker(name string) (CheckerResult, bool) {
+	for _, c := range r.Checkers {
+		if c.Checker == name {
+			return c, true
+		}
+	}
+	return CheckerResult{}, false
+}
+
+// WriteFiles writes results.json (and report.html, see writeReport) into
+// the run's directory.
+func (r *Result) WriteFiles() error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(r.Dir, "results.json"), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	return writeReport(r)
+}
+
+// ReadResult reads a results.json.
+func ReadResult(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("results %s: %w", path, err)
+	}
+	return &r, nil
+}
+
+func idsText(ids []election.NodeID) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprint(int(id))
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}

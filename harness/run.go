@@ -1,0 +1,492 @@
+// Package harness runs scenarios: it starts a cluster on any chaos.Backend,
+// walks the scenario's steps (resolving symbolic targets against the
+// cluster's state at that moment, awaiting stability and expectations on the
+// backend's clock), records everything into a history that is written as it
+// happens, and afterwards judges that history with the checkers and writes
+// results.json and report.html into the run's store directory.
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/check"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/scenario"
+)
+
+// Options tune one run.
+type Options struct {
+	// Store is the root directory of run directories ("store" if empty).
+	Store string
+	// Seed drives the backend and every random target choice.
+	Seed int64
+	// Rep and Reps label the repetition (1-based) in progress lines and
+	// results; zero means 1 of 1.
+	Rep, Reps int
+	// Progress receives one line per step (nil: none).
+	Progress io.Writer
+	// CloseTimeout bounds Backend.Close (default 60s). Close runs with a
+	// context that is not the run's, so a cancelled run still cleans up.
+	CloseTimeout time.Duration
+}
+
+// HarnessProcess is the Process of the harness's own mark records.
+const HarnessProcess = "harness"
+
+// Run runs one repetition of sc on backend and returns what happened. The
+// error is for runs that could not be carried out (the store could not be
+// written, the cluster did not start, a fault could not be applied, the
+// context was cancelled); a run that completed with failed expectations or
+// checkers returns a Result with Pass false and a nil error. Either way the
+// backend is closed, and whatever history was recorded stays on disk.
+func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts Options) (res *Result, err error) {
+	if opts.Rep == 0 {
+		opts.Rep, opts.Reps = 1, 1
+	}
+	if opts.CloseTimeout == 0 {
+		opts.CloseTimeout = 60 * time.Second
+	}
+	// Until the deferred clean-up below is in place, every early return
+	// closes the backend itself: a caller may hand over a backend that
+	// already holds resources.
+	abort := func(err error) (*Result, error) {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opts.CloseTimeout)
+		defer cancel()
+		if cerr := backend.Close(cctx); cerr != nil {
+			err = fmt.Errorf("%w (and closing the %s backend: %v)", err, backend.Name(), cerr)
+		}
+		return nil, err
+	}
+	alg, err := election.Lookup(sc.Cluster.Algorithm)
+	if err != nil {
+		return abort(fmt.Errorf("scenario %s: %w", sc.Name, err))
+	}
+	dir, err := newRunDir(storeRoot(opts.Store), sc.Name, time.Now())
+	if err != nil {
+		return abort(err)
+	}
+	hw, err := history.Create(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		return abort(err)
+	}
+	mem := &history.Memory{}
+	sink := history.Tee{hw, mem}
+
+	r := &runner{
+		sc: sc, b: backend, opts: opts, sink: sink, alg: alg,
+		members: sc.Members(),
+		rng:     rand.New(rand.NewPCG(uint64(opts.Seed), 0x5ce7a110)),
+		label:   fmt.Sprintf("[%s %d/%d]", sc.Name, opts.Rep, opts.Reps),
+	}
+	res = &Result{
+		Scenario: sc.Name, File: sc.File, Description: sc.Description,
+		Backend: backend.Name(), Algorithm: sc.Cluster.Algorithm, Quorum: quorumName(sc.Cluster.Quorum),
+		Members: r.members, Timing: timingOf(sc.Cluster.Timing), Seed: opts.Seed,
+		Rep: opts.Rep, Reps: opts.Reps, Dir: dir, Started: time.Now(),
+		Cluster: clusterName(sc.Name, opts.Rep),
+		// Empty, not null, in results.json when nothing happened.
+		Steps: []StepResult{}, Expectations: []ExpectResult{}, Checkers: []CheckerResult{}, Failovers: []FailoverResult{},
+	}
+	r.res = res
+
+	defer func() {
+		// Close with a context of our own: after SIGINT the run's
+		// context is done, and the containers must still go.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opts.CloseTimeout)
+		defer cancel()
+		if cerr := backend.Close(cctx); cerr != nil {
+			res.Errors = append(res.Errors, "close: "+cerr.Error())
+			if err == nil {
+				err = fmt.Errorf("scenario %s: closing the %s backend: %w", sc.Name, backend.Name(), cerr)
+			}
+		}
+		if herr := hw.Close(); herr != nil && err == nil {
+			err = herr
+		}
+		res.Finished = time.Now()
+		res.WallMillis = ms(res.Finished.Sub(res.Started))
+		res.Judge()
+		if werr := res.WriteFiles(); werr != nil && err == nil {
+			err = werr
+		}
+	}()
+
+	spec := chaos.ClusterSpec{
+		Name: res.Cluster, Algorithm: sc.Cluster.Algorithm, Quorum: sc.Cluster.Quorum,
+		Members: r.members, Timing: sc.Cluster.Timing, Seed: opts.Seed,
+	}
+	r.mark("start cluster " + spec.Name)
+	if err := backend.Start(ctx, spec, sink); err != nil {
+		res.Errors = append(res.Errors, "start: "+err.Error())
+		return res, fmt.Errorf("scenario %s: starting the cluster on %s: %w", sc.Name, backend.Name(), err)
+	}
+	r.start = backend.Now()
+	res.origin = r.start
+
+	runErr := r.steps(ctx)
+	r.mark("end")
+	r.end = backend.Now()
+
+	recs := mem.Records()
+	res.records = recs
+	r.judge(recs)
+	if runErr != nil {
+		res.Errors = append(res.Errors, runErr.Error())
+		return res, fmt.Errorf("scenario %s: %w", sc.Name, runErr)
+	}
+	return res, nil
+}
+
+// runner is one run in progress.
+type runner struct {
+	sc          *scenario.Scenario
+	b           chaos.Backend
+	opts        Options
+	sink        history.Sink
+	alg         election.Algorithm
+	members     []election.NodeID
+	rng         *rand.Rand
+	label       string
+	res         *Result
+	start, end  time.Time
+	checkpoints []time.Time
+}
+
+func (r *runner) mark(note string) {
+	// A mark that cannot be written means the history is broken; the
+	// writer remembers the error and the run's files report it.
+	_ = r.sink.Append(history.Record{Time: r.b.Now(), Process: HarnessProcess, Kind: history.KindMark, Note: note})
+}
+
+func (r *runner) progress(format string, args ...any) {
+	if r.opts.Progress != nil {
+		fmt.Fprintf(r.opts.Progress, "%s %s\n", r.label, fmt.Sprintf(format, args...))
+	}
+}
+
+// steps runs every step; it stops early only when the run cannot go on (a
+// fault that cannot be resolved or applied, a backend error, cancellation).
+// A failed expectation is recorded and the run continues, so the rest of
+// the history is still recorded and judged.
+func (r *runner) steps(ctx context.Context) error {
+	n := len(r.sc.Steps)
+	for i, st := range r.sc.Steps {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("interrupted before step %d: %w", i+1, err)
+		}
+		sr := StepResult{Index: i + 1, Line: st.Line, Op: string(st.Op), Text: st.String()}
+		r.mark(fmt.Sprintf("step %d/%d: %s", i+1, n, sr.Text))
+		t0, w0 := r.b.Now(), time.Now()
+		sr.At, sr.Start = t0, ms(t0.Sub(r.start))
+		err := r.step(ctx, st, &sr)
+		t1 := r.b.Now()
+		sr.Millis = ms(t1.Sub(t0))
+		sr.WallMillis = ms(time.Since(w0))
+		status := "ok"
+		switch {
+		case err != nil:
+			sr.Error = err.Error()
+			status = "ERROR: " + err.Error()
+		case sr.Expect != nil && !sr.Expect.Pass:
+			status = "FAILED: " + sr.Expect.Seen
+		}
+		r.res.Steps = append(r.res.Steps, sr)
+		resolved := ""
+		if sr.Resolved != "" {
+			resolved = " → " + sr.Resolved
+		}
+		r.progress("step %d/%d %s%s ... %s (%.2fs)", i+1, n, sr.Text, resolved, status, t1.Sub(t0).Seconds())
+		if err != nil {
+			r.mark(fmt.Sprintf("step %d/%d failed: %v", i+1, n, err))
+			return fmt.Errorf("step %d (line %d, %s): %w", i+1, st.Line, sr.Text, err)
+		}
+		if sr.Expect != nil {
+			verdict := "passed"
+			if !sr.Expect.Pass {
+				verdict = "failed: " + sr.Expect.Seen
+			}
+			r.mark(fmt.Sprintf("step %d/%d %s", i+1, n, verdict))
+		}
+	}
+	return nil
+}
+
+func (r *runner) step(ctx context.Context, st scenario.Step, sr *StepResult) error {
+	switch st.Op {
+	case scenario.OpWait:
+		if st.Stable {
+			return r.waitStable(ctx, st, sr)
+		}
+		// A fixed wait: nothing can end it early.
+		_, err := r.b.Await(ctx, st.Duration, func(chaos.State) bool { return false })
+		return err
+	case scenario.OpExpect:
+		return r.expect(ctx, st, sr)
+	}
+	// A checkpoint judges the state at its instant. In virtual time a
+	// fault could land on that very instant and be judged as part of the
+	// settled state; a millisecond keeps them apart.
+	if n := len(r.checkpoints); n > 0 && !r.b.Now().After(r.checkpoints[n-1]) {
+		if _, err := r.b.Await(ctx, time.Millisecond, func(chaos.State) bool { return false }); err != nil {
+			return err
+		}
+	}
+	f, text, err := Resolve(st, r.b.State(), r.members, r.rng)
+	if err != nil {
+		return err
+	}
+	sr.Resolved = resolvedText(f)
+	if err := r.b.Apply(ctx, f, text); err != nil {
+		return fmt.Errorf("%s: %w", st.Op, err)
+	}
+	return nil
+}
+
+func resolvedText(f chaos.Fault) string {
+	switch {
+	case len(f.Groups) > 0:
+		s := ""
+		for i, g := range f.Groups {
+			if i > 0 {
+				s += "|"
+			}
+			s += idsText(g)
+		}
+		return s
+	case len(f.Links) > 0:
+		return fmt.Sprintf("%d links cut", len(f.Links))
+	case len(f.Nodes) == 1:
+		return fmt.Sprintf("node %d", f.Nodes[0])
+	case len(f.Nodes) > 1:
+		return "nodes " + idsText(f.Nodes)
+	}
+	return ""
+}
+
+// settle is how long a stable state must last before wait: stable accepts
+// it: two heartbeats, so that a view recorded a moment before a node's
+// election message arrived does not pass for agreement.
+func (r *runner) settle() time.Duration { return 2 * r.sc.Cluster.Timing.Heartbeat }
+
+func (r *runner) waitStable(ctx context.Context, st scenario.Step, sr *StepResult) error {
+	q := r.sc.Cluster.Quorum
+	stable := func(s chaos.State) bool { return Stable(s, r.members, q) }
+	t0 := r.b.Now()
+	deadline := t0.Add(st.Within)
+	er := &ExpectResult{Step: sr.Index, Line: st.Line, Expect: "stable", Within: ms(st.Within)}
+	sr.Expect = er
+	for {
+		left := deadline.Sub(r.b.Now())
+		if left <= 0 {
+			break
+		}
+		ok, err := r.b.Await(ctx, left, stable)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		at := r.b.Now()
+		broke, err := r.b.Await(ctx, r.settle(), func(s chaos.State) bool { return !stable(s) })
+		if err != nil {
+			return err
+		}
+		if !broke {
+			er.Pass, er.At, er.After = true, at, ms(at.Sub(t0))
+			er.Seen = describeViews(r.b.State(), r.members)
+			r.checkpoints = append(r.checkpoints, r.b.Now())
+			return nil
+		}
+	}
+	er.At = r.b.Now()
+	er.After = ms(er.At.Sub(t0))
+	er.Seen = "not stable within " + st.Within.String() + ": " + describeViews(r.b.State(), r.members)
+	return nil
+}
+
+func (r *runner) expect(ctx context.Context, st scenario.Step, sr *StepResult) error {
+	e := st.Expect
+	er := &ExpectResult{Step: sr.Index, Line: st.Line, Expect: e.String(), Within: ms(e.Within)}
+	sr.Expect = er
+	t0 := r.b.Now()
+	ok, err := r.b.Await(ctx, e.Within, func(s chaos.State) bool { return Holds(e, s, r.members) })
+	if err != nil {
+		return err
+	}
+	s := r.b.State()
+	er.At = r.b.Now()
+	er.Pass, er.After = ok, ms(er.At.Sub(t0))
+	if ok && e.For > 0 {
+		// It held; now it must keep holding for e.For.
+		broke, err := r.b.Await(ctx, e.For, func(s chaos.State) bool { return !Holds(e, s, r.members) })
+		if err != nil {
+			return err
+		}
+		if broke {
+			s = r.b.State()
+			er.Pass = false
+			er.Seen = fmt.Sprintf("held after %v but broke %v later: %s", time.Duration(er.After*float64(time.Millisecond)), r.b.Now().Sub(er.At), explain(e, s, r.members))
+			return nil
+		}
+		s = r.b.State()
+	}
+	if ok {
+		er.Seen = describeViews(s, r.members)
+		// An expectation about every live node is a moment the cluster
+		// is meant to be settled: agreement and bully-max judge it.
+		if (e.On == scenario.OnAllLive || e.On == scenario.OnAll) && (e.Kind == scenario.ExpectLeader || e.Kind == scenario.ExpectHighest) {
+			r.checkpoints = append(r.checkpoints, r.b.Now())
+		}
+	} else {
+		er.Seen = explain(e, s, r.members)
+	}
+	return nil
+}
+
+// judge runs the checkers and measures failovers, overlaps and messages.
+func (r *runner) judge(recs []history.Record) {
+	sc := r.sc
+	opts := check.Options{
+		Algorithm: r.alg, Quorum: sc.Cluster.Quorum, Members: r.members, Timing: sc.Cluster.Timing,
+		Checkpoints: r.checkpoints, LivenessBound: sc.LivenessBound,
+	}
+	names := sc.Checkers
+	if len(names) == 0 {
+		names = defaultCheckers(r.alg, sc.Cluster.Quorum)
+	}
+	for name := range sc.ExpectCheckers {
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	names = ordered(names)
+	for _, v := range check.Run(recs, opts, names...) {
+		want := sc.Expected(v.Checker)
+		r.res.Checkers = append(r.res.Checkers, CheckerResult{Verdict: v, Expected: verdictWord(want), Match: v.Pass == want})
+	}
+	r.res.Checkpoints = len(r.checkpoints)
+
+	// Overlap is measured on every run, claimed or not: it is the figure
+	// that shows split brain appear without quorum and vanish with it.
+	if sb, ok := check.Check(recs, opts, check.NoSplitBrain).Evidence.(check.SplitBrainEvidence); ok {
+		r.res.SplitBrain = SplitBrain{Overlaps: len(sb.Overlaps), TotalMillis: sb.TotalMillis, PairTotalMillis: sb.PairTotalMillis,
+			StaleOverlaps: len(sb.StaleOverlaps), StaleMillis: sb.StaleMillis}
+	}
+	susp := ms(sc.Cluster.Timing.Suspicion)
+	for _, f := range check.Failovers(recs, opts) {
+		fo := FailoverResult{Failover: f}
+		if f.Recovered {
+			fo.FromInvokeMillis = ms(f.At.Sub(f.Invoked))
+			if susp > 0 {
+				fo.Suspicions = f.Millis / susp
+			}
+		}
+		r.res.Failovers = append(r.res.Failovers, fo)
+	}
+	c := check.CountSends(recs, r.alg, r.members)
+	r.res.Messages = &c
+}
+
+// defaultCheckers are the properties the algorithm claims in its quorum
+// mode. message-complexity is left out unless a scenario names it: the
+// published formulas count one election in which every node starts at the
+// same instant, and containers boot one after another, so the first
+// election of a container run is not the election the formula describes.
+// The simulator's complexity command is where counts meet formulas.
+func defaultCheckers(a election.Algorithm, q election.QuorumMode) []string {
+	var out []string
+	for _, n := range check.Claimed(a, q) {
+		if n != check.MessageComplexity {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func verdictWord(pass bool) string {
+	if pass {
+		return "pass"
+	}
+	return "fail"
+}
+
+// ordered sorts checker names in the order the check package reports them.
+func ordered(names []string) []string {
+	var out []string
+	for _, n := range check.Names {
+		if slices.Contains(names, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// IsInterrupted reports whether err comes from a cancelled run.
+func IsInterrupted(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+func storeRoot(s string) string {
+	if s == "" {
+		return "store"
+	}
+	return s
+}
+
+// newRunDir creates store/<scenario>/<timestamp>/ (UTC, sortable; a suffix
+// when two runs start in the same millisecond) and points
+// store/<scenario>/latest at it.
+func newRunDir(root, name string, now time.Time) (string, error) {
+	base := filepath.Join(root, name)
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return "", fmt.Errorf("store: %w", err)
+	}
+	stamp := now.UTC().Format("20060102T150405.000Z")
+	dir := filepath.Join(base, stamp)
+	for i := 2; ; i++ {
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			break
+		}
+		if !os.IsExist(err) {
+			return "", fmt.Errorf("store: %w", err)
+		}
+		dir = filepath.Join(base, fmt.Sprintf("%s-%d", stamp, i))
+	}
+	latest := filepath.Join(base, "latest")
+	// A symlink is a convenience: where it cannot be made, the run is
+	// still complete.
+	_ = os.Remove(latest)
+	_ = os.Symlink(filepath.Base(dir), latest)
+	return dir, nil
+}
+
+// clusterName is unique per run: it names containers and namespaces NATS
+// subjects, so two runs (or two helpers) never mix.
+func clusterName(scenarioName string, rep int) string {
+	n := scenarioName
+	if len(n) > 40 {
+		n = n[:40]
+	}
+	return fmt.Sprintf("%s-r%d-%06x", n, rep, rand.Uint32()&0xffffff)
+}
+
+func quorumName(q election.QuorumMode) string {
+	if q == election.NoQuorum {
+		return "none"
+	}
+	return string(q)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

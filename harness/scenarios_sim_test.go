@@ -1,0 +1,88 @@
+package harness_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	_ "github.com/ringleader-dev/ringleader/election/all"
+	_ "github.com/ringleader-dev/ringleader/election/bully"
+	"github.com/ringleader-dev/ringleader/harness"
+	"github.com/ringleader-dev/ringleader/scenario"
+	"github.com/ringleader-dev/ringleader/sim"
+)
+
+// shipped loads every scenario in scenarios/: they must all be valid.
+func shipped(t *testing.T) []*scenario.Scenario {
+	t.Helper()
+	scs, err := scenario.LoadAll(filepath.Join("..", "scenarios"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scs
+}
+
+// TestShippedScenariosPassInTheSimulator runs every shipped scenario, every
+// repetition, in virtual time and demands that each passes: every
+// expectation holds and every checker gives the verdict the file expects.
+func TestShippedScenariosPassInTheSimulator(t *testing.T) {
+	for _, sc := range shipped(t) {
+		t.Run(sc.Name, func(t *testing.T) {
+			for rep := 1; rep <= sc.Repeat; rep++ {
+				res, err := harness.Run(context.Background(), sc, &sim.Backend{}, harness.Options{
+					Store: store(t), Seed: int64(rep), Rep: rep, Reps: sc.Repeat, Progress: testWriter{t},
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !res.Pass {
+					t.Errorf("rep %d failed:\n%s", rep, joinLines(res.Failures))
+				}
+				assertSplitBrainFigures(t, sc, res)
+			}
+		})
+	}
+}
+
+// assertSplitBrainFigures checks the figure each split-brain scenario
+// exists to show: an overlap without quorum, none with it.
+func assertSplitBrainFigures(t *testing.T, sc *scenario.Scenario, res *harness.Result) {
+	t.Helper()
+	switch sc.Name {
+	case "split-brain-no-quorum":
+		if res.SplitBrain.Overlaps == 0 || res.SplitBrain.TotalMillis <= 0 {
+			t.Errorf("no split brain shown without quorum: %+v", res.SplitBrain)
+		}
+	case "split-brain-quorum":
+		if res.SplitBrain.Overlaps != 0 {
+			t.Errorf("two leaders at once with quorum: %+v", res.SplitBrain)
+		}
+	}
+}
+
+// store is RINGLEADER_STORE when set (to keep the runs for inspection),
+// else a temporary directory.
+func store(t *testing.T) string {
+	if s := os.Getenv("RINGLEADER_STORE"); s != "" {
+		return s
+	}
+	return t.TempDir()
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	if os.Getenv("RINGLEADER_VERBOSE") != "" {
+		w.t.Log(string(p[:len(p)-1]))
+	}
+	return len(p), nil
+}
+
+func joinLines(xs []string) string {
+	s := ""
+	for _, x := range xs {
+		s += "  " + x + "\n"
+	}
+	return s
+}

@@ -1,0 +1,186 @@
+package harness
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/check"
+)
+
+// Table writes the verdict table: one row per run with its expectations,
+// every checker's verdict, failovers, split-brain overlap and the result.
+// A checker cell reads "pass" or "FAIL"; a verdict the scenario expected to
+// be a failure reads "fail (expected)"; "-" means the checker did not run.
+func Table(w io.Writer, results []*Result) error {
+	var names []string
+	for _, r := range results {
+		for _, c := range r.Checkers {
+			if !slices.Contains(names, c.Checker) {
+				names = append(names, c.Checker)
+			}
+		}
+	}
+	names = ordered(names)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := []string{"SCENARIO", "REP", "EXPECT"}
+	for _, n := range names {
+		head = append(head, strings.ToUpper(n))
+	}
+	head = append(head, "FAILOVER", "OVERLAP", "RESULT")
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, r := range results {
+		p, n := r.ExpectationsPassed()
+		row := []string{r.Scenario, fmt.Sprintf("%d/%d", r.Rep, r.Reps), fmt.Sprintf("%d/%d", p, n)}
+		for _, name := range names {
+			c, ok := r.Checker(name)
+			switch {
+			case !ok:
+				row = append(row, "-")
+			case c.Pass && c.Match:
+				row = append(row, "pass")
+			case !c.Pass && c.Match:
+				row = append(row, "fail (expected)")
+			case c.Pass:
+				row = append(row, "PASS (fail expected)")
+			default:
+				row = append(row, "FAIL")
+			}
+		}
+		row = append(row, failoverCell(r), overlapCell(r), resultCell(r))
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	return tw.Flush()
+}
+
+func failoverCell(r *Result) string {
+	if len(r.Failovers) == 0 {
+		return "-"
+	}
+	var parts []string
+	for _, f := range r.Failovers {
+		if !f.Recovered {
+			parts = append(parts, "none")
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%.0fms", f.Millis))
+	}
+	return strings.Join(parts, ",")
+}
+
+func overlapCell(r *Result) string {
+	if r.SplitBrain.Overlaps == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%.0fms", r.SplitBrain.TotalMillis)
+}
+
+func resultCell(r *Result) string {
+	switch {
+	case r.Pass:
+		return "PASS"
+	case len(r.Errors) > 0:
+		return "ERROR"
+	}
+	return "FAIL"
+}
+
+// Summary aggregates the repetitions of one scenario.
+type Summary struct {
+	Scenario string `json:"scenario"`
+	Runs     int    `json:"runs"`
+	Passed   int    `json:"passed"`
+	// Failover is over every recovered failover of every run, from the
+	// fault's ok record; FailoverFromInvoke from its invoke record.
+	Failover           check.FailoverStats `json:"failover"`
+	FailoverFromInvoke check.FailoverStats `json:"failover_from_invoke"`
+	// SuspicionMillis converts the failover figures into suspicion
+	// timeouts.
+	SuspicionMillis float64 `json:"suspicion_ms"`
+	// RunsWithOverlap counts runs in which two nodes led at once;
+	// OverlapMin/Max/Mean are over all runs, in ms.
+	RunsWithOverlap int     `json:"runs_with_overlap"`
+	OverlapMin      float64 `json:"overlap_min_ms"`
+	OverlapMax      float64 `json:"overlap_max_ms"`
+	OverlapMean     float64 `json:"overlap_mean_ms"`
+}
+
+// Summarise groups results by scenario, in first-seen order.
+func Summarise(results []*Result) []Summary {
+	var order []string
+	by := map[string][]*Result{}
+	for _, r := range results {
+		if _, ok := by[r.Scenario]; !ok {
+			order = append(order, r.Scenario)
+		}
+		by[r.Scenario] = append(by[r.Scenario], r)
+	}
+	out := make([]Summary, 0, len(order))
+	for _, name := range order {
+		rs := by[name]
+		s := Summary{Scenario: name, Runs: len(rs), SuspicionMillis: rs[0].Timing.SuspicionMillis, OverlapMin: math.Inf(1)}
+		var fos, fromInvoke []check.Failover
+		sum := 0.0
+		for _, r := range rs {
+			if r.Pass {
+				s.Passed++
+			}
+			for _, f := range r.Failovers {
+				fos = append(fos, f.Failover)
+				fi := f.Failover
+				if fi.Recovered {
+					fi.Duration = fi.At.Sub(fi.Invoked)
+				}
+				fromInvoke = append(fromInvoke, fi)
+			}
+			o := r.SplitBrain.TotalMillis
+			if r.SplitBrain.Overlaps > 0 {
+				s.RunsWithOverlap++
+			}
+			s.OverlapMin, s.OverlapMax = math.Min(s.OverlapMin, o), math.Max(s.OverlapMax, o)
+			sum += o
+		}
+		s.OverlapMean = sum / float64(len(rs))
+		s.Failover = check.Stats(fos)
+		s.FailoverFromInvoke = check.Stats(fromInvoke)
+		out = append(out, s)
+	}
+	return out
+}
+
+// WriteSummaries writes one paragraph per scenario that ran more than once.
+func WriteSummaries(w io.Writer, sums []Summary) {
+	for _, s := range sums {
+		if s.Runs < 2 {
+			continue
+		}
+		fmt.Fprintf(w, "%s: %d/%d runs passed\n", s.Scenario, s.Passed, s.Runs)
+		x := func(d time.Duration) string {
+			if s.SuspicionMillis <= 0 {
+				return ""
+			}
+			return fmt.Sprintf(" (%.2f×)", ms(d)/s.SuspicionMillis)
+		}
+		for _, row := range []struct {
+			what string
+			f    check.FailoverStats
+		}{{"from fault ok", s.Failover}, {"from invoke", s.FailoverFromInvoke}} {
+			f := row.f
+			if f.N == 0 && f.Unrecovered == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "  failover %-13s over %d: p50 %.0fms%s  p95 %.0fms%s  max %.0fms%s  (suspicion %.0fms)", row.what, f.N,
+				ms(f.P50), x(f.P50), ms(f.P95), x(f.P95), ms(f.Max), x(f.Max), s.SuspicionMillis)
+			if f.Unrecovered > 0 {
+				fmt.Fprintf(w, "; %d not recovered", f.Unrecovered)
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "  split-brain overlap: %d/%d runs; min %.0fms  mean %.0fms  max %.0fms\n",
+			s.RunsWithOverlap, s.Runs, s.OverlapMin, s.OverlapMean, s.OverlapMax)
+	}
+}

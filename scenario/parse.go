@@ -1,0 +1,731 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+// Error is one problem in a scenario file: where it is and what would be
+// valid.
+type Error struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
+}
+
+// Errors is every problem found in one file, in file order.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+// MaxNodes bounds a cluster: containers on a 2-core machine run out long
+// before, and a typo of 500 should not start 500 of them.
+const MaxNodes = 64
+
+// Load reads and parses one file.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// LoadAll expands directories to their *.yaml and *.yml files (sorted) and
+// parses every file, returning every error of every file at once so that a
+// whole set is fixed in one pass. Two scenarios with the same name are an
+// error: their results would share a store directory.
+func LoadAll(paths ...string) ([]*Scenario, error) {
+	var files []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("scenario: %w", err)
+		}
+		if !fi.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		var in []string
+		for _, pat := range []string{"*.yaml", "*.yml"} {
+			m, _ := filepath.Glob(filepath.Join(p, pat))
+			in = append(in, m...)
+		}
+		if len(in) == 0 {
+			return nil, fmt.Errorf("scenario: directory %s holds no *.yaml files", p)
+		}
+		sort.Strings(in)
+		files = append(files, in...)
+	}
+	var (
+		out   []*Scenario
+		errs  []error
+		names = map[string]string{}
+	)
+	for _, f := range files {
+		s, err := Load(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if prev, dup := names[s.Name]; dup {
+			errs = append(errs, fmt.Errorf("%s: name %q is already used by %s; names must be unique (they name the store directory)", f, s.Name, prev))
+			continue
+		}
+		names[s.Name] = f
+		out = append(out, s)
+	}
+	return out, errors.Join(errs...)
+}
+
+// Parse parses and validates one scenario. file names it in errors.
+func Parse(file string, data []byte) (*Scenario, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, Errors{yamlError(file, err)}
+	}
+	p := &parser{file: file}
+	s := p.scenario(&doc)
+	if len(p.errs) > 0 {
+		return nil, p.errs
+	}
+	return s, nil
+}
+
+// yamlError turns the YAML library's syntax error ("yaml: line 3: ...")
+// into one with the file's name.
+func yamlError(file string, err error) *Error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if i := strings.Index(rest, ":"); i > 0 {
+			if n, err := strconv.Atoi(rest[:i]); err == nil {
+				line, msg = n, strings.TrimSpace(rest[i+1:])
+			}
+		}
+	}
+	return &Error{File: file, Line: line, Field: "yaml", Msg: msg}
+}
+
+type parser struct {
+	file string
+	errs Errors
+	// members is the cluster once known; IDs elsewhere are checked
+	// against it.
+	members []election.NodeID
+}
+
+func (p *parser) errf(n *yaml.Node, field, format string, args ...any) {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	p.errs = append(p.errs, &Error{File: p.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// fields walks a mapping node, reporting unknown and repeated keys; it
+// returns the value node of each known key present.
+func (p *parser) fields(n *yaml.Node, field string, known ...string) map[string]*yaml.Node {
+	out := map[string]*yaml.Node{}
+	if n.Kind != yaml.MappingNode {
+		p.errf(n, field, "want a mapping with keys %s, got %s", strings.Join(known, ", "), describe(n))
+		return out
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key := k.Value
+		path := join(field, key)
+		if !slices.Contains(known, key) {
+			p.errf(k, path, "unknown field %q (valid: %s)", key, strings.Join(known, ", "))
+			continue
+		}
+		if _, dup := out[key]; dup {
+			p.errf(k, path, "given twice")
+			continue
+		}
+		out[key] = v
+	}
+	return out
+}
+
+func join(field, key string) string {
+	if field == "" {
+		return key
+	}
+	return field + "." + key
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "a document"
+}
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
+
+func (p *parser) str(n *yaml.Node, field string) (string, bool) {
+	if n.Kind != yaml.ScalarNode || isNull(n) {
+		p.errf(n, field, "want a string, got %s", describe(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+func (p *parser) int(n *yaml.Node, field string, min int) (int, bool) {
+	if n.Kind != yaml.ScalarNode {
+		p.errf(n, field, "want a whole number ≥ %d, got %s", min, describe(n))
+		return 0, false
+	}
+	v, err := strconv.Atoi(n.Value)
+	if err != nil || v < min {
+		p.errf(n, field, "want a whole number ≥ %d, got %s", min, describe(n))
+		return 0, false
+	}
+	return v, true
+}
+
+func (p *parser) duration(n *yaml.Node, field string) (time.Duration, bool) {
+	if n.Kind == yaml.ScalarNode && !isNull(n) {
+		if d, err := time.ParseDuration(n.Value); err == nil && d > 0 {
+			return d, true
+		}
+	}
+	p.errf(n, field, "want a positive duration with a unit, like 500ms or 2s, got %s", describe(n))
+	return 0, false
+}
+
+// id parses a node ID that must be a member.
+func (p *parser) id(n *yaml.Node, field string) (election.NodeID, bool) {
+	if n.Kind == yaml.ScalarNode {
+		if v, err := strconv.Atoi(n.Value); err == nil && v > 0 {
+			id := election.NodeID(v)
+			if p.members != nil && !slices.Contains(p.members, id) {
+				p.errf(n, field, "node %d is not in the cluster (members: %s)", v, idList(p.members))
+				return 0, false
+			}
+			return id, true
+		}
+	}
+	p.errf(n, field, "want a node ID (a positive whole number), got %s", describe(n))
+	return 0, false
+}
+
+// ids parses a list of distinct member IDs.
+func (p *parser) ids(n *yaml.Node, field string, minLen int) ([]election.NodeID, bool) {
+	if n.Kind != yaml.SequenceNode {
+		p.errf(n, field, "want a list of node IDs like [1, 2], got %s", describe(n))
+		return nil, false
+	}
+	if len(n.Content) < minLen {
+		p.errf(n, field, "want at least %d node IDs, got %d", minLen, len(n.Content))
+		return nil, false
+	}
+	out := make([]election.NodeID, 0, len(n.Content))
+	ok := true
+	for i, c := range n.Content {
+		id, good := p.id(c, fmt.Sprintf("%s[%d]", field, i))
+		if !good {
+			ok = false
+			continue
+		}
+		if slices.Contains(out, id) {
+			p.errf(c, field, "node %d is listed twice", id)
+			ok = false
+			continue
+		}
+		out = append(out, id)
+	}
+	return out, ok
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+
+func (p *parser) scenario(doc *yaml.Node) *Scenario {
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		p.errf(doc, "scenario", "the file is empty; want a mapping with name, cluster and steps")
+		return nil
+	}
+	root := doc.Content[0]
+	f := p.fields(root, "", "name", "description", "cluster", "steps", "repeat", "checkers", "expect_checkers", "liveness_bound")
+	s := &Scenario{File: p.file, Repeat: 1}
+	if n, ok := f["name"]; !ok {
+		p.errf(root, "name", "missing; want a short name like bully-leader-crash")
+	} else if v, ok := p.str(n, "name"); ok {
+		if !nameRE.MatchString(v) {
+			p.errf(n, "name", "%q: want lower-case letters, digits and dashes (it names the store directory and the containers)", v)
+		}
+		s.Name = v
+	}
+	if n, ok := f["description"]; ok {
+		s.Description, _ = p.str(n, "description")
+		s.Description = strings.TrimSpace(s.Description)
+	}
+	if n, ok := f["cluster"]; !ok {
+		p.errf(root, "cluster", "missing; want {algorithm: bully, nodes: 5}")
+	} else {
+		s.Cluster = p.cluster(n)
+	}
+	if n, ok := f["repeat"]; ok {
+		s.Repeat, _ = p.int(n, "repeat", 1)
+	}
+	if n, ok := f["liveness_bound"]; ok {
+		s.LivenessBound, _ = p.duration(n, "liveness_bound")
+	}
+	if n, ok := f["checkers"]; ok {
+		s.Checkers = p.checkerList(n)
+	}
+	if n, ok := f["expect_checkers"]; ok {
+		s.ExpectCheckers = p.expectCheckers(n)
+	}
+	if n, ok := f["steps"]; !ok {
+		p.errf(root, "steps", "missing; want a list of steps such as - kill: leader")
+	} else {
+		s.Steps = p.steps(n)
+	}
+	return s
+}
+
+func (p *parser) cluster(n *yaml.Node) Cluster {
+	f := p.fields(n, "cluster", "algorithm", "nodes", "ids", "quorum", "timing")
+	var c Cluster
+	var alg election.Algorithm
+	algOK := false
+	if a, ok := f["algorithm"]; !ok {
+		p.errf(n, "cluster.algorithm", "missing; known: %s", algorithmNames())
+	} else if v, ok := p.str(a, "cluster.algorithm"); ok {
+		c.Algorithm = v
+		var err error
+		if alg, err = election.Lookup(v); err != nil {
+			p.errf(a, "cluster.algorithm", "%v", err)
+		} else {
+			algOK = true
+		}
+	}
+	nodes := 0
+	if v, ok := f["nodes"]; ok {
+		if nodes, ok = p.int(v, "cluster.nodes", 1); ok && nodes > MaxNodes {
+			p.errf(v, "cluster.nodes", "%d nodes: at most %d", nodes, MaxNodes)
+			nodes = 0
+		}
+	}
+	if v, ok := f["ids"]; ok {
+		if ids, ok := p.ids(v, "cluster.ids", 1); ok {
+			if nodes > 0 && len(ids) != nodes {
+				p.errf(v, "cluster.ids", "%d IDs for nodes: %d; give one ID per node", len(ids), nodes)
+			}
+			c.IDs = ids
+		}
+	} else if nodes > 0 {
+		for i := 1; i <= nodes; i++ {
+			c.IDs = append(c.IDs, election.NodeID(i))
+		}
+	} else if _, ok := f["nodes"]; !ok {
+		p.errf(n, "cluster.nodes", "missing; give nodes: N (IDs 1..N) or ids: [...] in ring order")
+	}
+	p.members = c.IDs
+	if v, ok := f["quorum"]; ok {
+		if q, ok := p.str(v, "cluster.quorum"); ok {
+			switch q {
+			case "none":
+			case string(election.Majority):
+				c.Quorum = election.Majority
+				if algOK && !alg.Quorum {
+					p.errf(v, "cluster.quorum", "algorithm %s has no quorum mode; use quorum: none or an algorithm that has one", alg.Name)
+				}
+			default:
+				p.errf(v, "cluster.quorum", "%q: want none or majority", q)
+			}
+		}
+	}
+	if v, ok := f["timing"]; ok {
+		tf := p.fields(v, "cluster.timing", "heartbeat", "suspicion", "answer")
+		for key, dst := range map[string]*time.Duration{"heartbeat": &c.Timing.Heartbeat, "suspicion": &c.Timing.Suspicion, "answer": &c.Timing.Answer} {
+			if dn, ok := tf[key]; ok {
+				*dst, _ = p.duration(dn, "cluster.timing."+key)
+			}
+		}
+		c.Timing = c.Timing.WithDefaults()
+		if err := c.Timing.Validate(); err != nil {
+			p.errf(v, "cluster.timing", "%v", err)
+		}
+	}
+	c.Timing = c.Timing.WithDefaults()
+	return c
+}
+
+func algorithmNames() string {
+	var names []string
+	for _, a := range election.Algorithms() {
+		names = append(names, a.Name)
+	}
+	if len(names) == 0 {
+		return "(none registered)"
+	}
+	return strings.Join(names, ", ")
+}
+
+func (p *parser) checkerList(n *yaml.Node) []string {
+	if n.Kind != yaml.SequenceNode {
+		p.errf(n, "checkers", "want a list of checker names (valid: %s), got %s", strings.Join(Checkers, ", "), describe(n))
+		return nil
+	}
+	var out []string
+	for i, c := range n.Content {
+		field := fmt.Sprintf("checkers[%d]", i)
+		v, ok := p.str(c, field)
+		if !ok {
+			continue
+		}
+		if !slices.Contains(Checkers, v) {
+			p.errf(c, field, "unknown checker %q (valid: %s)", v, strings.Join(Checkers, ", "))
+			continue
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (p *parser) expectCheckers(n *yaml.Node) map[string]bool {
+	out := map[string]bool{}
+	f := p.fields(n, "expect_checkers", Checkers...)
+	for name, v := range f {
+		field := "expect_checkers." + name
+		s, ok := p.str(v, field)
+		if !ok {
+			continue
+		}
+		switch s {
+		case "pass":
+			out[name] = true
+		case "fail":
+			out[name] = false
+		default:
+			p.errf(v, field, "%q: want pass or fail", s)
+		}
+	}
+	return out
+}
+
+func (p *parser) steps(n *yaml.Node) []Step {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		p.errf(n, "steps", "want a non-empty list of steps such as - kill: leader, got %s", describe(n))
+		return nil
+	}
+	out := make([]Step, 0, len(n.Content))
+	for i, sn := range n.Content {
+		field := fmt.Sprintf("steps[%d]", i+1)
+		if st, ok := p.step(sn, field); ok {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+func opNames() string {
+	parts := make([]string, len(ops))
+	for i, o := range ops {
+		parts[i] = string(o)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// step parses one step: a mapping with exactly one operation key (plus
+// within: for wait: stable), or the bare word heal.
+func (p *parser) step(n *yaml.Node, field string) (Step, bool) {
+	st := Step{Line: n.Line}
+	if n.Kind == yaml.ScalarNode && n.Value == string(OpHeal) {
+		st.Op = OpHeal
+		return st, true
+	}
+	if n.Kind != yaml.MappingNode {
+		p.errf(n, field, "want a step such as - kill: leader (operations: %s), got %s", opNames(), describe(n))
+		return st, false
+	}
+	known := append([]string{"within"}, strings.Split(opNames(), ", ")...)
+	before := len(p.errs)
+	f := p.fields(n, field, known...)
+	var opKeys []string
+	for k := range f {
+		if k != "within" {
+			opKeys = append(opKeys, k)
+		}
+	}
+	sort.Strings(opKeys)
+	if len(opKeys) != 1 {
+		if len(p.errs) == before {
+			if len(opKeys) == 0 {
+				p.errf(n, field, "no operation; want exactly one of %s", opNames())
+			} else {
+				p.errf(n, field, "%d operations (%s) in one step; give each its own - line", len(opKeys), strings.Join(opKeys, ", "))
+			}
+		}
+		return st, false
+	}
+	st.Op = Op(opKeys[0])
+	v := f[opKeys[0]]
+	field = join(field, opKeys[0])
+	if w, ok := f["within"]; ok && st.Op != OpWait {
+		p.errf(w, strings.TrimSuffix(field, "."+opKeys[0])+".within", "within: belongs to wait: stable or inside expect: {...}")
+	}
+	switch st.Op {
+	case OpWait:
+		if v.Kind == yaml.ScalarNode && v.Value == "stable" {
+			st.Stable, st.Within = true, DefaultStableWithin
+			if w, ok := f["within"]; ok {
+				st.Within, _ = p.duration(w, strings.TrimSuffix(field, ".wait")+".within")
+			}
+		} else {
+			d, ok := p.duration(v, field)
+			if !ok {
+				p.errs[len(p.errs)-1].Msg = fmt.Sprintf("want stable or a duration like 2s, got %s", describe(v))
+			}
+			st.Duration = d
+			if w, ok := f["within"]; ok {
+				p.errf(w, strings.TrimSuffix(field, ".wait")+".within", "within: applies to wait: stable only; a fixed wait is its own deadline")
+			}
+		}
+	case OpExpect:
+		st.Expect = p.expectation(v, field)
+	case OpKill, OpStop, OpPause, OpRestart, OpResume:
+		st.Target = p.target(v, field, st.Op)
+	case OpHeal:
+		if !isNull(v) && !(v.Kind == yaml.MappingNode && len(v.Content) == 0) {
+			p.errf(v, field, "heal takes nothing; write - heal or - heal: {}")
+		}
+	case OpPartition:
+		st.Partition = p.partition(v, field)
+	case OpLoss:
+		lf := p.fields(v, field, "target", "percent")
+		st.Target = p.requiredTarget(v, lf, field, OpLoss)
+		if pn, ok := lf["percent"]; !ok {
+			p.errf(v, field+".percent", "missing; want a percentage in (0, 100]")
+		} else if pct, err := strconv.ParseFloat(pn.Value, 64); pn.Kind != yaml.ScalarNode || err != nil || pct <= 0 || pct > 100 {
+			p.errf(pn, field+".percent", "want a percentage in (0, 100], got %s", describe(pn))
+		} else {
+			st.Loss = pct / 100
+		}
+	case OpDelay:
+		df := p.fields(v, field, "target", "ms", "jitter_ms")
+		st.Target = p.requiredTarget(v, df, field, OpDelay)
+		if mn, ok := df["ms"]; !ok {
+			p.errf(v, field+".ms", "missing; want the added latency in milliseconds")
+		} else if ms, ok := p.int(mn, field+".ms", 1); ok {
+			st.Delay = time.Duration(ms) * time.Millisecond
+		}
+		if jn, ok := df["jitter_ms"]; ok {
+			if j, ok := p.int(jn, field+".jitter_ms", 0); ok {
+				st.Jitter = time.Duration(j) * time.Millisecond
+			}
+		}
+	}
+	return st, len(p.errs) == before
+}
+
+func (p *parser) requiredTarget(n *yaml.Node, f map[string]*yaml.Node, field string, op Op) Target {
+	t, ok := f["target"]
+	if !ok {
+		p.errf(n, field+".target", "missing; %s", targetHelp(op))
+		return Target{}
+	}
+	return p.target(t, field+".target", op)
+}
+
+func targetHelp(op Op) string {
+	var parts []string
+	for _, k := range targetsFor[op] {
+		parts = append(parts, string(k))
+	}
+	return "valid targets: " + strings.Join(parts, ", ") + ", a node ID or a list of IDs"
+}
+
+// target parses a symbolic target valid for op.
+func (p *parser) target(n *yaml.Node, field string, op Op) Target {
+	switch {
+	case n.Kind == yaml.SequenceNode:
+		ids, _ := p.ids(n, field, 1)
+		return Target{Kind: TargetIDs, IDs: ids}
+	case n.Kind == yaml.ScalarNode && !isNull(n):
+		if _, err := strconv.Atoi(n.Value); err == nil {
+			id, _ := p.id(n, field)
+			return Target{Kind: TargetIDs, IDs: []election.NodeID{id}}
+		}
+		k := TargetKind(n.Value)
+		if k != TargetIDs && slices.Contains(targetsFor[op], k) {
+			return Target{Kind: k}
+		}
+		p.errf(n, field, "unknown target %q for %s; %s", n.Value, op, targetHelp(op))
+	default:
+		p.errf(n, field, "want a target; %s; got %s", targetHelp(op), describe(n))
+	}
+	return Target{}
+}
+
+func (p *parser) partition(n *yaml.Node, field string) *Partition {
+	f := p.fields(n, field, "groups", "shape", "target", "cut", "one-way")
+	pt := &Partition{}
+	var forms []string
+	for _, k := range []string{"groups", "shape", "cut", "one-way"} {
+		if _, ok := f[k]; ok {
+			forms = append(forms, k)
+		}
+	}
+	if n.Kind == yaml.MappingNode && len(forms) != 1 {
+		if len(forms) == 0 {
+			p.errf(n, field, "want exactly one of groups: [[1,2,3],[4,5]], shape: %s, cut: [a, b] or one-way: [from, to]", strings.Join(shapes, "|"))
+		} else {
+			p.errf(n, field, "%s given together; a partition is exactly one of groups, shape, cut, one-way", strings.Join(forms, " and "))
+		}
+		return pt
+	}
+	if t, ok := f["target"]; ok {
+		if sh, _ := f["shape"]; sh == nil || (sh.Value != ShapeIsolate && sh.Value != ShapeBridge) {
+			p.errf(t, field+".target", "target: applies to shape: isolate and shape: bridge only")
+		}
+	}
+	switch {
+	case f["groups"] != nil:
+		g := f["groups"]
+		if g.Kind != yaml.SequenceNode || len(g.Content) < 2 {
+			p.errf(g, field+".groups", "want at least two groups like [[1,2,3],[4,5]], got %s", describe(g))
+			return pt
+		}
+		for i, gn := range g.Content {
+			ids, ok := p.ids(gn, fmt.Sprintf("%s.groups[%d]", field, i), 1)
+			if ok {
+				pt.Groups = append(pt.Groups, ids)
+			}
+		}
+	case f["shape"] != nil:
+		sn := f["shape"]
+		sh, ok := p.str(sn, field+".shape")
+		if !ok {
+			return pt
+		}
+		if !slices.Contains(shapes, sh) {
+			p.errf(sn, field+".shape", "unknown shape %q (valid: %s)", sh, strings.Join(shapes, ", "))
+			return pt
+		}
+		pt.Shape = sh
+		t, hasT := f["target"]
+		switch sh {
+		case ShapeIsolate:
+			if !hasT {
+				p.errf(n, field+".target", "missing: isolate whom? %s", targetHelp("isolate"))
+				return pt
+			}
+			pt.Target = p.target(t, field+".target", "isolate")
+		case ShapeBridge:
+			if hasT {
+				pt.Target = p.target(t, field+".target", "bridge")
+				if pt.Target.Kind == TargetIDs && len(pt.Target.IDs) != 1 {
+					p.errf(t, field+".target", "a bridge is one node; give one ID")
+				}
+			}
+		}
+		if len(p.members) > 0 && len(p.members) < 3 && sh != ShapeIsolate {
+			p.errf(sn, field+".shape", "%s needs at least 3 nodes; the cluster has %d", sh, len(p.members))
+		}
+	case f["cut"] != nil:
+		pt.Cut = p.pair(f["cut"], field+".cut")
+	case f["one-way"] != nil:
+		pt.OneWay = p.pair(f["one-way"], field+".one-way")
+	}
+	return pt
+}
+
+func (p *parser) pair(n *yaml.Node, field string) []election.NodeID {
+	ids, ok := p.ids(n, field, 2)
+	if ok && len(ids) != 2 {
+		p.errf(n, field, "want exactly two node IDs [a, b], got %d", len(ids))
+		return nil
+	}
+	return ids
+}
+
+func (p *parser) expectation(n *yaml.Node, field string) *Expectation {
+	f := p.fields(n, field, "leader", "leaders", "on", "within", "for")
+	e := &Expectation{On: OnAllLive, Within: DefaultExpectWithin}
+	l, hasL := f["leader"]
+	ls, hasLs := f["leaders"]
+	switch {
+	case n.Kind != yaml.MappingNode:
+		return e
+	case hasL && hasLs:
+		p.errf(ls, field+".leaders", "give leader: or leaders:, not both")
+	case hasL:
+		switch {
+		case l.Kind == yaml.ScalarNode && l.Value == string(ExpectNone):
+			e.Kind = ExpectNone
+		case l.Kind == yaml.ScalarNode && l.Value == string(ExpectHighest):
+			e.Kind = ExpectHighest
+		default:
+			if l.Kind == yaml.ScalarNode {
+				if _, err := strconv.Atoi(l.Value); err != nil {
+					p.errf(l, field+".leader", "want a node ID, none or highest, got %s", describe(l))
+					break
+				}
+			}
+			e.Kind = ExpectLeader
+			e.Leader, _ = p.id(l, field+".leader")
+		}
+	case hasLs:
+		e.Kind = ExpectLeaders
+		e.Leaders, _ = p.ids(ls, field+".leaders", 1)
+	default:
+		p.errf(n, field, "say what to expect: leader: ID | none | highest, or leaders: [IDs]")
+	}
+	if on, ok := f["on"]; ok {
+		switch {
+		case on.Kind == yaml.SequenceNode:
+			e.On = OnIDs
+			e.OnIDs, _ = p.ids(on, field+".on", 1)
+		case on.Kind == yaml.ScalarNode && (on.Value == string(OnAllLive) || on.Value == string(OnAll)):
+			e.On = OnKind(on.Value)
+		default:
+			p.errf(on, field+".on", "want all-live, all or a list of IDs, got %s", describe(on))
+		}
+	}
+	if w, ok := f["within"]; ok {
+		e.Within, _ = p.duration(w, field+".within")
+	}
+	if d, ok := f["for"]; ok {
+		e.For, _ = p.duration(d, field+".for")
+	}
+	return e
+}
