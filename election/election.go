@@ -133,6 +133,15 @@ type Event struct {
 	Msg   Message // EventReceive
 	Timer string  // EventTimer
 	Peer  NodeID  // EventPeerDown
+	// Now is the runtime's monotonic clock when the event is delivered,
+	// from an origin fixed for the machine's life (virtual time in the
+	// simulator). Time is an input, as raft's Tick is: a machine may
+	// compare readings, for example to refuse to act on a lease that ran
+	// out while it could not run (a paused process's timers all fire at
+	// once on thaw, in no useful order), but it never reads a clock
+	// itself. Runtimes that cannot tell time leave it zero, and machines
+	// must then fall back on their timers.
+	Now time.Duration
 }
 
 // EffectKind says what a machine wants done.

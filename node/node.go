@@ -68,6 +68,7 @@ type Node struct {
 	timers map[string]*armedTimer
 	gen    uint64
 	down   map[election.NodeID]bool
+	clock  time.Time // the loop's start: Event.Now's origin (monotonic)
 
 	srv    *server.Server // nil with an external NATS URL
 	nc     *nats.Conn
@@ -263,7 +264,8 @@ func (n *Node) post(in input) {
 
 func (n *Node) loop() {
 	defer close(n.loopDone)
-	n.apply(n.m.Step(election.Event{Kind: election.EventStart}))
+	n.clock = time.Now()
+	n.apply(n.step(election.Event{Kind: election.EventStart}))
 	for {
 		select {
 		case <-n.quit:
@@ -294,7 +296,7 @@ func (n *Node) handle(in input) {
 			return // cancelled or re-armed after this firing was queued
 		}
 		delete(n.timers, in.timer)
-		n.apply(n.m.Step(election.Event{Kind: election.EventTimer, Timer: in.timer}))
+		n.apply(n.step(election.Event{Kind: election.EventTimer, Timer: in.timer}))
 	case inPeerDown:
 		if n.down[in.peer] || in.peer == n.cfg.ID {
 			return
@@ -304,7 +306,7 @@ func (n *Node) handle(in input) {
 		n.stats.Hints++
 		n.mu.Unlock()
 		n.log.WithFields(logrus.Fields{history.LogNode: n.cfg.ID, history.LogBoot: n.boot, "peer": in.peer, "source": in.source}).Info("peer-down hint")
-		n.apply(n.m.Step(election.Event{Kind: election.EventPeerDown, Peer: in.peer}))
+		n.apply(n.step(election.Event{Kind: election.EventPeerDown, Peer: in.peer}))
 	case inPeerUp:
 		delete(n.down, in.peer)
 	case inStall:
@@ -334,7 +336,15 @@ func (n *Node) receive(data []byte) {
 	n.stats.byType(m.Type).Received++
 	n.mu.Unlock()
 	n.event(history.EventRecv, msgFields(m), "")
-	n.apply(n.m.Step(election.Event{Kind: election.EventReceive, Msg: m}))
+	n.apply(n.step(election.Event{Kind: election.EventReceive, Msg: m}))
+}
+
+// step feeds one event to the machine with the monotonic time since the
+// loop started: after a freeze (docker pause) the machine sees how long it
+// was away before it acts, whatever order its overdue timers fire in.
+func (n *Node) step(ev election.Event) []election.Effect {
+	ev.Now = time.Since(n.clock)
+	return n.m.Step(ev)
 }
 
 // apply carries out a machine's effects in order.

@@ -464,6 +464,7 @@ func (s *Sim) lookupIndex(id election.NodeID) (int32, bool) {
 
 // step feeds one event to n's machine and carries out its effects in order.
 func (s *Sim) step(n *node, ev election.Event) {
+	ev.Now = s.now
 	for _, e := range n.m.Step(ev) {
 		switch e.Kind {
 		case election.EffectSend:

@@ -62,6 +62,9 @@ type machine struct {
 
 	hb         uint64                              // last heartbeat round sent
 	pending    map[uint64]map[election.NodeID]bool // majority leader: acks per round
+	sentAt     map[uint64]time.Duration            // majority leader: Event.Now when each pending round left
+	leaseUntil time.Duration                       // majority leader: the lease's end, in Event.Now time
+	now        time.Duration                       // Event.Now of the event being handled
 	leaseRound uint64                              // round whose majority holds the lease
 	termRound  uint64                              // the COORDINATOR round that opened this term
 	hasLease   bool
@@ -80,6 +83,14 @@ func (m *machine) View() election.View { return m.view }
 
 func (m *machine) Step(ev election.Event) []election.Effect {
 	m.out = nil
+	m.now = ev.Now
+	if m.quorum && m.phase == leading && m.hasLease && m.now > 0 && m.now >= m.leaseUntil {
+		// The lease ran out while this node could not run: a paused
+		// leader thaws with every overdue timer firing at once, and the
+		// heartbeat timer may come before the lease timer. Step down
+		// before acting on anything, exactly as the lease timer would.
+		m.campaign()
+	}
 	switch ev.Kind {
 	case election.EventStart:
 		m.start()
@@ -204,6 +215,7 @@ func (m *machine) timer(name string) {
 			return
 		}
 		delete(m.pending, r)
+		delete(m.sentAt, r)
 		if (m.hasLease && r == m.leaseRound) || (!m.hasLease && r == m.termRound) {
 			// No later round reached a majority in time (or the
 			// term never got its first lease): step down now,
@@ -320,7 +332,12 @@ func (m *machine) receive(msg election.Message) {
 
 // campaign starts an election: ELECTION to every higher ID.
 func (m *machine) campaign() {
-	m.leaveLeading()
+	if m.phase == leading {
+		// Give leadership up before sending anything, so that the
+		// record shows the step-down ahead of the campaign's messages.
+		m.leaveLeading()
+		m.publish()
+	}
 	m.cancelTimer(timerCoordinator)
 	m.cancelTimer(timerVotes)
 	m.round++
@@ -399,7 +416,7 @@ func (m *machine) leaveLeading() {
 	if m.leaseRound != 0 {
 		m.cancelTimer(leaseTimer(m.leaseRound))
 	}
-	m.pending, m.leaseRound, m.hasLease = nil, 0, false
+	m.pending, m.sentAt, m.leaseRound, m.hasLease = nil, nil, 0, false
 	m.phase = idle
 }
 
@@ -514,6 +531,7 @@ func (m *machine) countVotes() {
 	m.votes = nil
 	m.phase = leading
 	m.pending = map[uint64]map[election.NodeID]bool{}
+	m.sentAt = map[uint64]time.Duration{}
 	m.leaseRound, m.hasLease = 0, false
 	// Role leader comes with the first lease: when a majority has
 	// acknowledged the COORDINATOR.
@@ -531,6 +549,7 @@ func (m *machine) heartbeat(typ string) {
 		return
 	}
 	m.pending[m.hb] = map[election.NodeID]bool{}
+	m.sentAt[m.hb] = m.now
 	m.setTimer(leaseTimer(m.hb), m.lease)
 	m.ack(m.cfg.ID, m.hb) // the leader acknowledges its own round
 }
@@ -546,10 +565,16 @@ func (m *machine) ack(from election.NodeID, r uint64) {
 	if len(acks) < m.cfg.MajoritySize() || r <= m.leaseRound {
 		return
 	}
+	if at, ok := m.sentAt[r]; ok && m.now > 0 && m.now >= at+m.lease {
+		// Acknowledgements that waited out the lease (queued while this
+		// node was frozen) prove nothing about now.
+		return
+	}
 	for k := range m.pending {
 		if k < r {
 			m.cancelTimer(leaseTimer(k))
 			delete(m.pending, k)
+			delete(m.sentAt, k)
 		}
 	}
 	if m.leaseRound != 0 && m.leaseRound < r {
@@ -557,6 +582,8 @@ func (m *machine) ack(from election.NodeID, r uint64) {
 	}
 	delete(m.pending, r) // its timer stays: it is the lease's end
 	m.leaseRound, m.hasLease = r, true
+	m.leaseUntil = m.sentAt[r] + m.lease
+	delete(m.sentAt, r)
 }
 
 // quorumProbe: ELECTION from a lower ID, a probe.

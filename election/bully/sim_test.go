@@ -8,6 +8,7 @@ import (
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/election/bully"
+	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/sim"
 )
 
@@ -136,5 +137,82 @@ func TestBullyFirstElectionCountsInSim(t *testing.T) {
 				t.Errorf("%q n=%d: node 1 views %v, want leader %d", q, n, v, n)
 			}
 		}
+	}
+}
+
+// TestQuorumLeaseNotGrantedByAcksThatOutlivedIt freezes the winner of a
+// majority election before its first round's acknowledgements arrive. They
+// queue, and on thaw they must not make it leader: the lease they would
+// grant ran out while it was frozen.
+func TestQuorumLeaseNotGrantedByAcksThatOutlivedIt(t *testing.T) {
+	mem := &history.Memory{}
+	s, err := sim.New(sim.Options{Algorithm: "bully", Members: members(5), Quorum: election.Majority, Timing: election.DefaultTiming, Seed: 3}, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start()
+	// Node 1 follows 5 the instant 5's COORDINATOR arrives, before 5
+	// has counted the acknowledgements that make it leader.
+	if !s.RunUntil(5*time.Second, func(st chaos.State) bool { return st.Views[1].Leader == 5 }) {
+		t.Fatalf("no coordinator: node 1 views %v", s.View(1))
+	}
+	if v := s.View(5); v.Role == election.Leader {
+		t.Fatalf("precondition: 5 already holds a lease (%v)", v)
+	}
+	if err := s.Pause(5); err != nil {
+		t.Fatal(err)
+	}
+	s.RunFor(3 * time.Second)
+	thaw := s.Time()
+	if err := s.Resume(5); err != nil {
+		t.Fatal(err)
+	}
+	s.RunFor(time.Millisecond / 2) // less than a message delay: only what was queued
+	for _, r := range mem.Records() {
+		if r.Node == 5 && !r.Time.Before(thaw) && r.Kind == history.KindView && r.View.Role == election.Leader {
+			t.Fatalf("node 5 took the lead on thaw at %v from acknowledgements that outlived their lease", r.Time.Sub(thaw))
+		}
+	}
+}
+
+// TestQuorumThawedLeaderStepsDownBeforeActing pauses a majority leader far
+// past its lease while the others elect a new one, then thaws it. Every
+// overdue timer of the frozen node fires at once on thaw, the heartbeat
+// timer's first; the stale leader must step down before it sends anything,
+// so its first record after the thaw is the view that gives leadership up.
+func TestQuorumThawedLeaderStepsDownBeforeActing(t *testing.T) {
+	mem := &history.Memory{}
+	s, err := sim.New(sim.Options{Algorithm: "bully", Members: members(5), Quorum: election.Majority, Timing: election.DefaultTiming, Seed: 3}, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start()
+	if !s.RunUntil(5*time.Second, func(st chaos.State) bool { return st.Views[5].Role == election.Leader }) {
+		t.Fatalf("no first leader with a lease: node 5 views %v", s.View(5))
+	}
+	if err := s.Pause(5); err != nil {
+		t.Fatal(err)
+	}
+	if !s.RunUntil(5*time.Second, func(st chaos.State) bool { return st.Views[1].Leader == 4 && st.Views[1].Role == election.Follower }) {
+		t.Fatalf("no new leader while 5 was frozen: node 1 views %v", s.View(1))
+	}
+	s.RunFor(time.Second)
+	thaw := s.Time()
+	if err := s.Resume(5); err != nil {
+		t.Fatal(err)
+	}
+	s.RunFor(time.Second)
+	var first *history.Record
+	for _, r := range mem.Records() {
+		if r.Node == 5 && !r.Time.Before(thaw) && (r.Kind == history.KindSend || r.Kind == history.KindView) {
+			first = &r
+			break
+		}
+	}
+	if first == nil {
+		t.Fatal("node 5 did nothing after it thawed")
+	}
+	if first.Kind != history.KindView || first.View.Role == election.Leader {
+		t.Fatalf("node 5's first act after thawing with an expired lease was %s %+v %+v, want a view giving up leadership", first.Kind, first.Msg, first.View)
 	}
 }
