@@ -137,6 +137,38 @@ func TestPausedLeaderThatStepsDownOnThawIsNoSplitBrain(t *testing.T) {
 	}
 }
 
+func TestThawedLeaderActingBeforeResumeIsConfirmedIsSplitBrain(t *testing.T) {
+	h := stableFive()
+	h.nodeFault(500, 510, "pause", 5)
+	h.lead(1200, 4, 2).follow(1200, 4, 2, 1, 2, 3)
+	h.nodeFault(2000, 2030, "resume", 5)
+	h.send(2003, 5, 1, "HEARTBEAT") // it runs (and acts) before the engine says so
+	h.follow(2006, 4, 2, 5)
+	v := Check(h.recs, opts(5), NoSplitBrain)
+	ev := splitEvidence(t, v)
+	if v.Pass || len(ev.Overlaps) != 1 || ev.Overlaps[0].Duration != 3*time.Millisecond {
+		t.Fatalf("acting overlaps %+v, want one of 3ms from its first record after the resume to its step-down", ev.Overlaps)
+	}
+	if len(ev.StaleOverlaps) != 1 || ev.StaleOverlaps[0].Duration != 803*time.Millisecond {
+		t.Fatalf("stale overlaps %+v, want one of 803ms (1200..2003)", ev.StaleOverlaps)
+	}
+}
+
+func TestThawedLeaderJudgedFromItsMachinesFirstAct(t *testing.T) {
+	h := stableFive()
+	h.nodeFault(500, 510, "pause", 5)
+	h.lead(1200, 4, 2).follow(1200, 4, 2, 1, 2, 3)
+	h.nodeFault(2000, 2030, "resume", 5)
+	// The runtime logs a queued message before its machine sees it; the
+	// machine then gives leadership up before doing anything else.
+	h.add(history.Record{Time: at(2003), Process: "node", Kind: history.KindRecv, Node: 5, Msg: &election.Message{Type: "HEARTBEAT", From: 4, To: 5, Epoch: 2}})
+	h.follow(2004, 4, 2, 5)
+	v := Check(h.recs, opts(5), NoSplitBrain)
+	if ev := splitEvidence(t, v); !v.Pass || len(ev.Overlaps) != 0 {
+		t.Fatalf("a thawed leader whose first act is to step down is no split brain: %s %+v", v.Summary, ev.Overlaps)
+	}
+}
+
 func TestRestartedNodeStartsUndecided(t *testing.T) {
 	h := stableFive()
 	h.nodeFault(1000, 1000, "kill", 5)
