@@ -2,89 +2,11 @@ package sim
 
 import (
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/internal/toyelection"
 )
 
 // Test-only algorithms. They are registered in this test binary alone; the
 // real algorithms live in their own packages.
-
-// maxID is the smallest honest election: every node floods the highest ID it
-// has seen; the highest live node heartbeats; a follower that misses
-// heartbeats forgets its leader and floods its own ID again.
-type maxID struct {
-	cfg  election.Config
-	best election.NodeID
-	view election.View
-}
-
-func newMaxID(cfg election.Config) (election.Machine, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	return &maxID{cfg: cfg}, nil
-}
-
-func (m *maxID) View() election.View { return m.view }
-
-func (m *maxID) setView(out []election.Effect) []election.Effect {
-	role := election.Follower
-	if m.best == m.cfg.ID {
-		role = election.Leader
-	}
-	v := election.View{Leader: m.best, Epoch: m.cfg.Durable.Epoch, Role: role}
-	if v == m.view {
-		return out
-	}
-	m.view = v
-	return append(out, election.Effect{Kind: election.EffectView, View: v})
-}
-
-func (m *maxID) Step(ev election.Event) []election.Effect {
-	var out []election.Effect
-	t := m.cfg.Timing
-	switch ev.Kind {
-	case election.EventStart:
-		// Each boot is a new epoch, persisted, so restarts are visible.
-		m.cfg.Durable.Epoch++
-		out = append(out, election.Effect{Kind: election.EffectPersist, Durable: m.cfg.Durable})
-		m.best = m.cfg.ID
-		out = append(out, election.Effect{Kind: election.EffectBroadcast, Msg: election.Message{Type: "ELECTION", Candidate: m.cfg.ID}})
-		out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "heartbeat", After: t.Heartbeat})
-		out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "suspect", After: t.Suspicion})
-		out = m.setView(out)
-	case election.EventReceive:
-		switch ev.Msg.Type {
-		case "ELECTION":
-			if ev.Msg.Candidate > m.best {
-				m.best = ev.Msg.Candidate
-				out = m.setView(out)
-			} else if ev.Msg.Candidate < m.best && m.best == m.cfg.ID {
-				out = append(out, election.Effect{Kind: election.EffectSend, Msg: election.Message{Type: "ELECTION", To: ev.Msg.From, Candidate: m.cfg.ID}})
-			}
-		case "HEARTBEAT":
-			if ev.Msg.From >= m.best {
-				m.best = ev.Msg.From
-				out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "suspect", After: t.Suspicion})
-				out = m.setView(out)
-			}
-		}
-	case election.EventTimer:
-		switch ev.Timer {
-		case "heartbeat":
-			if m.best == m.cfg.ID {
-				out = append(out, election.Effect{Kind: election.EffectBroadcast, Msg: election.Message{Type: "HEARTBEAT"}})
-			}
-			out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "heartbeat", After: t.Heartbeat})
-		case "suspect":
-			if m.best != m.cfg.ID {
-				m.best = m.cfg.ID
-				out = append(out, election.Effect{Kind: election.EffectBroadcast, Msg: election.Message{Type: "ELECTION", Candidate: m.cfg.ID}})
-				out = m.setView(out)
-			}
-			out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "suspect", After: t.Suspicion})
-		}
-	}
-	return out
-}
 
 // timerProbe exercises timer semantics: on start it arms "a" twice (the
 // second replaces the first), arms and cancels "b", and arms "c". Each
@@ -151,7 +73,7 @@ func (p *fifoProbe) Step(ev election.Event) []election.Effect {
 func init() {
 	election.Register(election.Algorithm{
 		Name: "test-maxid", Title: "max-ID flooding (test only)", Topology: "complete",
-		New:           newMaxID,
+		New:           toyelection.NewMaxID,
 		ElectionTypes: []string{"ELECTION"},
 		Claims: func(q election.QuorumMode) []election.Property {
 			return []election.Property{election.Agreement, election.HighestWins}

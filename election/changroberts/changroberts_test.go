@@ -11,26 +11,6 @@ import (
 	"github.com/ringleader-dev/ringleader/election/ringnet"
 )
 
-func ids(n int) []election.NodeID {
-	out := make([]election.NodeID, n)
-	for i := range out {
-		out[i] = election.NodeID(i + 1)
-	}
-	return out
-}
-
-func decreasing(n int) []election.NodeID {
-	out := ids(n)
-	slices.Reverse(out)
-	return out
-}
-
-func shuffled(n int, r *rand.Rand) []election.NodeID {
-	out := ids(n)
-	r.Shuffle(n, func(i, j int) { out[i], out[j] = out[j], out[i] })
-	return out
-}
-
 // elect runs one all-start-at-once election and checks that every node
 // agrees on the highest ID.
 func elect(t testing.TB, ring []election.NodeID) *ringnet.Net {
@@ -60,7 +40,7 @@ func TestChangRobertsMessagesEqualHopSumForAnyArrangement(t *testing.T) {
 	r := rand.New(rand.NewPCG(1979, 1))
 	for _, n := range []int{1, 2, 3, 5, 8, 13, 64} {
 		for trial := 0; trial < 20; trial++ {
-			ring := shuffled(n, r)
+			ring := ringnet.Shuffled(n, r)
 			net := elect(t, ring)
 			want := changroberts.HopSum(ring)
 			if got := net.ElectionMessages(); got != want {
@@ -77,15 +57,15 @@ func TestChangRobertsWorstIsTriangularBestIsTwoNMinusOne(t *testing.T) {
 	for _, n := range []int{5, 64, 1000} {
 		// Clockwise decreasing: every ID but the largest travels to the
 		// largest, i.e. as far as possible.
-		worst := elect(t, decreasing(n)).ElectionMessages()
+		worst := elect(t, ringnet.Decreasing(n)).ElectionMessages()
 		if want := n * (n + 1) / 2; worst != want {
 			t.Errorf("n=%d decreasing: %d messages, want n(n+1)/2 = %d", n, worst, want)
 		}
-		best := elect(t, ids(n)).ElectionMessages()
+		best := elect(t, ringnet.Increasing(n)).ElectionMessages()
 		if want := 2*n - 1; best != want {
 			t.Errorf("n=%d increasing: %d messages, want 2n−1 = %d", n, best, want)
 		}
-		if f := changroberts.Formula(decreasing(n)); !f.Exact || int(f.Value) != n*(n+1)/2 {
+		if f := changroberts.Formula(ringnet.Decreasing(n)); !f.Exact || int(f.Value) != n*(n+1)/2 {
 			t.Errorf("n=%d: formula for decreasing is %+v", n, f)
 		}
 	}
@@ -96,7 +76,7 @@ func TestChangRobertsMeanOverRandomArrangementsIsNHn(t *testing.T) {
 	r := rand.New(rand.NewPCG(64, 1000))
 	total := 0
 	for range trials {
-		total += elect(t, shuffled(n, r)).ElectionMessages()
+		total += elect(t, ringnet.Shuffled(n, r)).ElectionMessages()
 	}
 	mean := float64(total) / trials
 	hn := 0.0
@@ -165,7 +145,7 @@ func TestChangRobertsRestartedHigherNodeTakesOver(t *testing.T) {
 
 func BenchmarkChangRobertsElection10000(b *testing.B) {
 	r := rand.New(rand.NewPCG(10000, 1))
-	ring := shuffled(10000, r)
+	ring := ringnet.Shuffled(10000, r)
 	net, err := ringnet.NewNet("changroberts", ring)
 	if err != nil {
 		b.Fatal(err)
