@@ -134,7 +134,7 @@ func cleanWith(ctx context.Context, cli client.APIClient, run string, all bool) 
 	return rm, nil
 }
 
-// Leftovers lists the names of containers and networks still labelled
+// Leftovers lists the names of containers, networks and volumes still labelled
 // with run (tests use it to prove clean-up).
 func Leftovers(ctx context.Context, run string) ([]string, error) {
 	cli, err := newClient(ctx)
@@ -156,6 +156,13 @@ func Leftovers(ctx context.Context, run string) ([]string, error) {
 	}
 	for _, n := range ns.Items {
 		out = append(out, "network "+n.Name)
+	}
+	vs, err := cli.VolumeList(ctx, client.VolumeListOptions{Filters: runFilter(run)})
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vs.Items {
+		out = append(out, "volume "+v.Name)
 	}
 	return out, nil
 }

@@ -191,7 +191,7 @@ func (b *Backend) removeContainers(ctx context.Context, ids []string) error {
 	b.mu.Unlock()
 	var errs []error
 	for _, id := range ids {
-		_, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true})
+		_, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 		if err != nil && !isNotFound(err) {
 			errs = append(errs, fmt.Errorf("docker: remove helper %s: %w", id[:12], err))
 			continue

@@ -39,6 +39,10 @@ const (
 	RoleNetwork   = "network"
 )
 
+// stateDir is where the image's VOLUME for a node's durable state sits
+// (docker/Dockerfile).
+const stateDir = "/var/lib/ringleader"
+
 // DefaultImage is the node image tag of the node contract.
 const DefaultImage = "ringleader-node:dev"
 

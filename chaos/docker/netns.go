@@ -33,6 +33,10 @@ func (b *Backend) helperConfig(n *node, args []string) client.ContainerCreateOpt
 			NetworkMode:    container.NetworkMode("container:" + n.container.GetContainerID()),
 			CapAdd:         []string{"NET_ADMIN"},
 			ReadonlyRootfs: true,
+			// The image declares a VOLUME for the node's state; a
+			// helper keeps no state, and a tmpfs there stops Docker
+			// from creating an anonymous volume per helper run.
+			Tmpfs: map[string]string{stateDir: ""},
 		},
 	}
 }
@@ -73,7 +77,7 @@ func (b *Backend) runHelperOutput(ctx context.Context, n *node, args []string) (
 			defer b.bg.Done()
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 			defer cancel()
-			if _, err := cli.ContainerRemove(rctx, id, client.ContainerRemoveOptions{Force: true}); err == nil || isNotFound(err) {
+			if _, err := cli.ContainerRemove(rctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err == nil || isNotFound(err) {
 				b.mu.Lock()
 				delete(b.helpers, id)
 				b.mu.Unlock()

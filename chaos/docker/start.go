@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/network"
@@ -190,6 +191,16 @@ func (b *Backend) startNode(ctx, followCtx context.Context, nw *testcontainers.D
 				// holding it to that keeps state where the
 				// contract says (the volume).
 				hc.ReadonlyRootfs = true
+				// A named volume carrying the run's labels rather
+				// than the anonymous one the image's VOLUME would
+				// make: it survives kill and restart like that one,
+				// and clean-up by label finds it after a crash.
+				hc.Mounts = append(hc.Mounts, mount.Mount{
+					Type:          mount.TypeVolume,
+					Source:        name + "-state",
+					Target:        stateDir,
+					VolumeOptions: &mount.VolumeOptions{Labels: labels(b.run, RoleNode)},
+				})
 			},
 		},
 		Started: true,
@@ -330,7 +341,7 @@ func (b *Backend) Close(ctx context.Context) error {
 	}
 	defer cli.Close()
 	for _, id := range append(helpers, delays...) {
-		if _, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true}); err != nil && !isNotFound(err) {
+		if _, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !isNotFound(err) {
 			errs = append(errs, fmt.Errorf("remove helper %s: %w", id, err))
 		}
 	}
