@@ -67,9 +67,21 @@ func failoverCell(r *Result) string {
 			parts = append(parts, "none")
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%.0fms", f.Millis))
+		parts = append(parts, failoverText(f))
 	}
 	return strings.Join(parts, ",")
+}
+
+// failoverText shows a failover as the range the truth lies in when the
+// engine confirmed the fault late (from its ok record to its invoke
+// record: a docker kill returns a few hundred milliseconds after the node
+// is gone, and the survivors may have moved on by then), else as one value.
+func failoverText(f FailoverResult) string {
+	lo, hi := f.Millis, f.FromInvokeMillis
+	if hi-lo < 1 {
+		return fmt.Sprintf("%.0fms", max(lo, hi))
+	}
+	return fmt.Sprintf("%.0f-%.0fms", lo, hi)
 }
 
 func overlapCell(r *Result) string {

@@ -61,3 +61,21 @@ func TestTableShowsExpectedFailuresAndRepetitionStats(t *testing.T) {
 		t.Errorf("summaries text (single runs are not summarised):\n%s", out.String())
 	}
 }
+
+func TestFailoverShownAsTheRangeTheEngineLeaves(t *testing.T) {
+	for _, c := range []struct {
+		ok, invoke float64
+		want       string
+	}{
+		{700, 700, "700ms"},     // the simulator: the fault acts the instant it is invoked
+		{672, 690, "672-690ms"}, // a pause: the engine confirmed it 18ms late
+		{0, 248, "0-248ms"},     // a kill: the survivors moved on before docker returned
+		{310, 0, "310ms"},       // no invoke time recorded
+	} {
+		f := FailoverResult{FromInvokeMillis: c.invoke}
+		f.Millis = c.ok
+		if got := failoverText(f); got != c.want {
+			t.Errorf("ok %v, invoke %v: %q, want %q", c.ok, c.invoke, got, c.want)
+		}
+	}
+}
