@@ -40,7 +40,12 @@ func writeReport(r *Result) error {
 	}
 	for _, c := range r.Checkers {
 		rep.Verdicts = append(rep.Verdicts, c.Verdict)
+		if c.Expected == "fail" {
+			rep.ExpectedFail = append(rep.ExpectedFail, c.Checker)
+		}
 	}
+	passed := r.Pass
+	rep.Passed = &passed
 	for _, s := range r.Steps {
 		name := fmt.Sprintf("%d %s", s.Index, s.Text)
 		if s.Resolved != "" {

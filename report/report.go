@@ -55,8 +55,16 @@ type Report struct {
 	// Seed of a simulated run (shown when non-zero).
 	Seed int64
 
-	Records      []history.Record
-	Verdicts     []check.Verdict
+	Records  []history.Record
+	Verdicts []check.Verdict
+	// ExpectedFail names checkers the scenario expects to fail (a run
+	// that must show split brain): their fail is drawn as the expected
+	// outcome, not as a fault of the run.
+	ExpectedFail []string
+	// Passed, when set, is the run's own verdict (every expectation held
+	// and every checker gave the verdict expected of it); the page's
+	// headline shows it instead of "all checks pass".
+	Passed       *bool
 	Steps        []Step
 	Expectations []Expectation
 	// Failovers; nil: measured from Records with check.FailoversOf.
@@ -108,6 +116,7 @@ type pageData struct {
 
 	Verdicts      []verdictRow
 	AllPass       bool
+	RunVerdict    string // "passed", "failed", or "" when the caller gave none
 	Legend        []legendItem
 	Timeline      *svgPlot
 	Expectations  []expectationRow
@@ -124,6 +133,7 @@ type pageData struct {
 type verdictRow struct {
 	Checker  string
 	Pass     bool
+	Expected bool // a fail the scenario expects
 	Summary  string
 	Evidence string
 }
@@ -195,7 +205,7 @@ func build(r Report) (*pageData, error) {
 	p.Span = tl.End.Sub(tl.Start).String()
 
 	for _, v := range r.Verdicts {
-		row := verdictRow{Checker: v.Checker, Pass: v.Pass, Summary: v.Summary}
+		row := verdictRow{Checker: v.Checker, Pass: v.Pass, Summary: v.Summary, Expected: !v.Pass && slices.Contains(r.ExpectedFail, v.Checker)}
 		if v.Evidence != nil {
 			b, err := json.MarshalIndent(v.Evidence, "", "  ")
 			if err != nil {
@@ -207,8 +217,14 @@ func build(r Report) (*pageData, error) {
 				}
 			}
 		}
-		p.AllPass = p.AllPass && v.Pass
+		p.AllPass = p.AllPass && (v.Pass || row.Expected)
 		p.Verdicts = append(p.Verdicts, row)
+	}
+	if r.Passed != nil {
+		p.RunVerdict = "failed"
+		if *r.Passed {
+			p.RunVerdict = "passed"
+		}
 	}
 
 	pal := newPalette(tl.Members)

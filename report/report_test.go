@@ -229,3 +229,21 @@ func TestLeaderColoursAvoidRed(t *testing.T) {
 		}
 	}
 }
+
+func TestExpectedFailureIsShownAsTheRunsOutcome(t *testing.T) {
+	r := baseReport()
+	r.ExpectedFail = []string{check.NoSplitBrain}
+	passed := true
+	r.Passed = &passed
+	out := render(t, r)
+	if !regexp.MustCompile(`(?s)data-checker="no-split-brain".*?fail \(expected\)`).MatchString(out) {
+		t.Error("a fail the scenario expects is not marked as expected")
+	}
+	if !strings.Contains(out, "run passed") || strings.Contains(out, "checks failed") {
+		t.Error("the headline does not show the run's own verdict")
+	}
+	passed = false
+	if out := render(t, r); !strings.Contains(out, "run failed") {
+		t.Error("a failed run is not headlined as failed")
+	}
+}

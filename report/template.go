@@ -21,6 +21,7 @@ h2 { font-size: 17px; margin: 28px 0 8px; padding-bottom: 4px; border-bottom: 1p
 .overall { display: inline-block; padding: 2px 10px; border-radius: 10px; color: #fff; font-weight: 600; font-size: 13px; }
 .overall.pass, .badge.pass { background: var(--pass); }
 .overall.fail, .badge.fail { background: var(--fail); }
+.badge.expected { background: #6d4c41; }
 .badge { display: inline-block; min-width: 44px; text-align: center; padding: 1px 8px; border-radius: 9px; color: #fff; font-weight: 600; font-size: 12px; }
 table { border-collapse: collapse; margin: 4px 0 8px; }
 th, td { text-align: left; padding: 4px 10px; border-bottom: 1px solid var(--rule); vertical-align: top; }
@@ -66,7 +67,8 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
 <span>span <b>{{.Span}}</b></span>
 <span>records <b>{{.Records}}</b></span>
 </p>
-{{if .Verdicts}}<p>{{if .AllPass}}<span class="overall pass">all checks pass</span>{{else}}<span class="overall fail">checks failed</span>{{end}}</p>{{end}}
+{{if .RunVerdict}}<p>{{if eq .RunVerdict "passed"}}<span class="overall pass">run passed</span>{{else}}<span class="overall fail">run failed</span>{{end}}</p>
+{{else if .Verdicts}}<p>{{if .AllPass}}<span class="overall pass">all checks pass</span>{{else}}<span class="overall fail">checks failed</span>{{end}}</p>{{end}}
 {{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 
 <h2>Verdicts</h2>
@@ -76,7 +78,7 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
 <tbody>
 {{range .Verdicts}}<tr class="{{if .Pass}}pass{{else}}fail{{end}}" data-checker="{{.Checker}}">
 <td><b>{{.Checker}}</b></td>
-<td>{{if .Pass}}<span class="badge pass">pass</span>{{else}}<span class="badge fail">fail</span>{{end}}</td>
+<td>{{if .Pass}}<span class="badge pass">pass</span>{{else if .Expected}}<span class="badge expected" title="the scenario expects this checker to fail">fail (expected)</span>{{else}}<span class="badge fail">fail</span>{{end}}</td>
 <td>{{.Summary}}{{if .Evidence}}<details><summary>evidence</summary><pre>{{.Evidence}}</pre></details>{{end}}</td>
 </tr>
 {{end}}</tbody>
