@@ -1,0 +1,361 @@
+//go:build !nodeimage
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// These tests build the binary once and run it as a user would: arguments
+// in, exit status and output out.
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ringleader-cmd-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "ringleader")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// ringleader runs the binary with args in the test's working directory
+// (cmd/ringleader).
+func ringleader(t *testing.T, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("ringleader %s: %v", strings.Join(args, " "), err)
+	}
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+func (r result) wantCode(t *testing.T, code int, args ...string) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("ringleader %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.code, code, r.stdout, r.stderr)
+	}
+}
+
+func wantContains(t *testing.T, what, s string, subs ...string) {
+	t.Helper()
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			t.Errorf("%s does not contain %q:\n%s", what, sub, s)
+		}
+	}
+}
+
+var commandNames = []string{"clean", "netfilter", "node", "run", "sim"}
+
+func TestNoArgumentsPrintsUsageOnStderrAndExits2(t *testing.T) {
+	r := ringleader(t)
+	r.wantCode(t, 2)
+	wantContains(t, "stderr", r.stderr, append([]string{"Usage: ringleader <command>"}, commandNames...)...)
+	if r.stdout != "" {
+		t.Errorf("usage went to stdout: %q", r.stdout)
+	}
+}
+
+func TestHelpPrintsUsageAndExits0(t *testing.T) {
+	r := ringleader(t, "help")
+	r.wantCode(t, 0, "help")
+	wantContains(t, "stderr", r.stderr, "Usage: ringleader <command>")
+}
+
+func TestUnknownCommandExits2NamingItAndTheKnownCommands(t *testing.T) {
+	r := ringleader(t, "elect")
+	r.wantCode(t, 2, "elect")
+	wantContains(t, "stderr", r.stderr, `unknown command "elect"`, "known: "+strings.Join(commandNames, ", "))
+}
+
+// complexity is the JSON row of sim complexity.
+type complexity struct {
+	Algorithm string `json:"algorithm"`
+	N         int    `json:"n"`
+	IDs       []int  `json:"ids"`
+	Leader    int    `json:"leader"`
+	Agreed    bool   `json:"agreed"`
+	Messages  int    `json:"messages"`
+	Formula   *struct {
+		Name  string  `json:"name"`
+		Value float64 `json:"value"`
+		Exact bool    `json:"exact"`
+	} `json:"formula"`
+	MatchesFormula *bool `json:"matches_formula"`
+	Quiet          bool  `json:"quiet"`
+}
+
+func simComplexity(t *testing.T, args ...string) complexity {
+	t.Helper()
+	args = append([]string{"sim", "complexity"}, args...)
+	r := ringleader(t, args...)
+	r.wantCode(t, 0, args...)
+	var c complexity
+	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, r.stdout)
+	}
+	return c
+}
+
+func TestChangRobertsWorstRingCostsNTimesNPlusOneOverTwoMessages(t *testing.T) {
+	c := simComplexity(t, "--algorithm", "changroberts", "--n", "64", "--arrangement", "worst", "--json")
+	const want = 64 * 65 / 2 // 2080
+	if c.Messages != want {
+		t.Errorf("messages %d, want n(n+1)/2 = %d", c.Messages, want)
+	}
+	if c.Formula == nil || c.Formula.Value != want || !c.Formula.Exact {
+		t.Errorf("formula %+v, want value %d, exact", c.Formula, want)
+	}
+	if c.MatchesFormula == nil || !*c.MatchesFormula {
+		t.Errorf("matches_formula %v, want true", c.MatchesFormula)
+	}
+	if c.Leader != 64 || !c.Agreed || !c.Quiet {
+		t.Errorf("leader %d agreed %v quiet %v, want 64, true, true", c.Leader, c.Agreed, c.Quiet)
+	}
+	if len(c.IDs) != 64 || c.IDs[0] != 64 || c.IDs[63] != 1 {
+		t.Errorf("worst arrangement %v, want 64 down to 1", c.IDs)
+	}
+}
+
+func TestChangRobertsBestRingCostsTwoNMinusOneMessages(t *testing.T) {
+	c := simComplexity(t, "--algorithm", "changroberts", "--n", "64", "--arrangement", "best", "--json")
+	const want = 2*64 - 1 // 127
+	if c.Messages != want {
+		t.Errorf("messages %d, want 2n-1 = %d", c.Messages, want)
+	}
+	if c.Formula == nil || c.Formula.Value != want || !c.Formula.Exact {
+		t.Errorf("formula %+v, want value %d, exact", c.Formula, want)
+	}
+	if c.Leader != 64 || !c.Agreed {
+		t.Errorf("leader %d agreed %v, want 64, true", c.Leader, c.Agreed)
+	}
+}
+
+func TestUnknownAlgorithmExits2ListingTheKnownOnes(t *testing.T) {
+	args := []string{"sim", "complexity", "--algorithm", "nope", "--n", "4", "--json"}
+	r := ringleader(t, args...)
+	r.wantCode(t, 2, args...)
+	wantContains(t, "stderr", r.stderr, `"nope"`, "bully", "changroberts", "hs", "peterson", "ring", "variable-time")
+	if r.stdout != "" {
+		t.Errorf("stdout not empty: %q", r.stdout)
+	}
+}
+
+func TestBadIDListExits2NamingTheBadElement(t *testing.T) {
+	args := []string{"sim", "complexity", "--algorithm", "changroberts", "--ids", "3,x,1", "--json"}
+	r := ringleader(t, args...)
+	r.wantCode(t, 2, args...)
+	wantContains(t, "stderr", r.stderr, `"x"`, "--ids")
+}
+
+// exploreResult is the part of sim explore --json the tests read.
+type exploreResult struct {
+	Algorithm           string         `json:"algorithm"`
+	Quorum              string         `json:"quorum"`
+	Schedules           int            `json:"schedules"`
+	Claimed             []string       `json:"claimed"`
+	Failures            map[string]int `json:"failures"`
+	FailedSchedules     int            `json:"failed_schedules"`
+	SplitBrainSchedules int            `json:"split_brain_schedules"`
+	SplitBrain          []struct {
+		Seed       int64    `json:"seed"`
+		SplitBrain bool     `json:"split_brain"`
+		Faults     []string `json:"faults"`
+		Replay     string   `json:"replay"`
+	} `json:"split_brain"`
+	Replay []string `json:"replay"`
+}
+
+func simExplore(t *testing.T, wantCode int, args ...string) exploreResult {
+	t.Helper()
+	args = append([]string{"sim", "explore"}, args...)
+	r := ringleader(t, args...)
+	r.wantCode(t, wantCode, args...)
+	var res exploreResult
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, r.stdout)
+	}
+	return res
+}
+
+func TestBullyWithMajorityQuorumHasNoSplitBrainUnderRandomFaults(t *testing.T) {
+	res := simExplore(t, 0, "--algorithm", "bully", "--n", "5", "--schedules", "50", "--seed", "1", "--quorum", "majority", "--json")
+	if res.Schedules != 50 || res.Quorum != "majority" {
+		t.Errorf("ran %d schedules in quorum mode %q, want 50 in majority", res.Schedules, res.Quorum)
+	}
+	if res.SplitBrainSchedules != 0 || res.FailedSchedules != 0 {
+		t.Errorf("split brain in %d schedules, claimed checkers failed in %d (%v); want 0 and 0", res.SplitBrainSchedules, res.FailedSchedules, res.Failures)
+	}
+	wantContains(t, "claimed checkers", strings.Join(res.Claimed, ","), "no-split-brain", "epoch-safety")
+}
+
+func TestPlainBullySplitBrainIsFoundAndItsReplayReproducesIt(t *testing.T) {
+	res := simExplore(t, 0, "--algorithm", "bully", "--n", "5", "--schedules", "20", "--seed", "1", "--json")
+	if res.SplitBrainSchedules == 0 || len(res.SplitBrain) == 0 {
+		t.Fatalf("no split brain in %d schedules of plain bully (split_brain_schedules %d)", res.Schedules, res.SplitBrainSchedules)
+	}
+	first := res.SplitBrain[0]
+	found := false
+	for _, c := range res.Replay {
+		found = found || c == first.Replay
+	}
+	if !found {
+		t.Errorf("replay commands %q do not include the split-brain schedule's %q", res.Replay, first.Replay)
+	}
+
+	// Run the printed command, as a user would paste it.
+	fields := strings.Fields(first.Replay)
+	if len(fields) < 1 || fields[0] != "ringleader" {
+		t.Fatalf("replay %q is not a ringleader command", first.Replay)
+	}
+	if len(fields) < 3 || fields[1] != "sim" || fields[2] != "explore" {
+		t.Fatalf("replay %q is not a sim explore command", first.Replay)
+	}
+	replay := simExplore(t, 0, append(fields[3:], "--json")...)
+	if replay.Schedules != 1 || replay.SplitBrainSchedules != 1 || len(replay.SplitBrain) != 1 {
+		t.Fatalf("replay %q: %d schedules, split brain in %d; want 1 of 1", first.Replay, replay.Schedules, replay.SplitBrainSchedules)
+	}
+	got := replay.SplitBrain[0]
+	if got.Seed != first.Seed || strings.Join(got.Faults, "\n") != strings.Join(first.Faults, "\n") {
+		t.Errorf("replay ran a different schedule:\n seed %d faults %q\nwant seed %d faults %q", got.Seed, got.Faults, first.Seed, first.Faults)
+	}
+}
+
+func TestPlainBullyExploreTextOutputPrintsTheReplayCommands(t *testing.T) {
+	args := []string{"sim", "explore", "--algorithm", "bully", "--n", "5", "--schedules", "20", "--seed", "1"}
+	r := ringleader(t, args...)
+	r.wantCode(t, 0, args...)
+	wantContains(t, "stdout", r.stdout, "split brain (not claimed by bully)", "\nreplay:\n", "  ringleader sim explore --algorithm bully --n 5 --schedules 1 --seed ")
+}
+
+func TestRunRejectsAnInvalidScenarioNamingFileLineAndField(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	scenario := "name: bad-target\ncluster:\n  algorithm: bully\n  nodes: 5\nsteps:\n  - wait: stable\n  - kill: leadr\n"
+	if err := os.WriteFile(path, []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store := t.TempDir()
+	args := []string{"run", "--backend", "sim", path, "--store", store}
+	r := ringleader(t, args...)
+	r.wantCode(t, 2, args...)
+	wantContains(t, "stderr", r.stderr, path+":7:", "steps[2].kill", `"leadr"`)
+	if entries, _ := os.ReadDir(store); len(entries) != 0 {
+		t.Errorf("an invalid scenario left %d entries in the store", len(entries))
+	}
+}
+
+func TestRunReportsEveryInvalidFieldAtOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	scenario := "name: bad-two\ncluster:\n  algorithm: bullyy\n  nodes: 5\nsteps:\n  - wait: stable\n  - kill: leadr\n"
+	if err := os.WriteFile(path, []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--backend", "sim", path, "--store", t.TempDir()}
+	r := ringleader(t, args...)
+	r.wantCode(t, 2, args...)
+	wantContains(t, "stderr", r.stderr, path+":3: cluster.algorithm", `"bullyy"`, path+":7: steps[2].kill")
+}
+
+func TestRunOnTheSimBackendWritesHistoryResultsAndReport(t *testing.T) {
+	store := t.TempDir()
+	args := []string{"run", "--backend", "sim", "../../scenarios/bully-leader-crash.yaml", "--store", store, "--seed", "1", "--json"}
+	r := ringleader(t, args...)
+	r.wantCode(t, 0, args...)
+	var results []struct {
+		Scenario string   `json:"scenario"`
+		Backend  string   `json:"backend"`
+		Dir      string   `json:"dir"`
+		Pass     bool     `json:"pass"`
+		Failures []string `json:"failures"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &results); err != nil {
+		t.Fatalf("--json stdout is not a JSON array: %v\n%s", err, r.stdout)
+	}
+	if len(results) != 1 || results[0].Scenario != "bully-leader-crash" || results[0].Backend != "sim" || !results[0].Pass {
+		t.Fatalf("results %+v, want one passing bully-leader-crash run on sim", results)
+	}
+	wantContains(t, "stderr (the table goes there with --json)", r.stderr, "bully-leader-crash", "PASS")
+
+	dir := results[0].Dir
+	if rel, err := filepath.Rel(store, dir); err != nil || strings.HasPrefix(rel, "..") {
+		t.Fatalf("run directory %s is not inside the store %s", dir, store)
+	}
+	for _, f := range []string{"history.jsonl", "results.json", "report.html"} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		if err != nil {
+			t.Errorf("store: %v", err)
+			continue
+		}
+		if st.Size() == 0 {
+			t.Errorf("store: %s is empty", f)
+		}
+	}
+	recs, err := history.ReadFile(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[history.Kind]int{}
+	for _, rec := range recs {
+		kinds[rec.Kind]++
+	}
+	for _, k := range []history.Kind{history.KindView, history.KindFault, history.KindMark} {
+		if kinds[k] == 0 {
+			t.Errorf("history.jsonl has no %s record (kinds: %v)", k, kinds)
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved struct {
+		Scenario string `json:"scenario"`
+		Pass     bool   `json:"pass"`
+	}
+	if err := json.Unmarshal(raw, &saved); err != nil {
+		t.Fatalf("results.json: %v", err)
+	}
+	if saved.Scenario != "bully-leader-crash" || !saved.Pass {
+		t.Errorf("results.json says scenario %q pass %v", saved.Scenario, saved.Pass)
+	}
+}
+
+func TestNodeRejectsIDZeroExit2NamingTheFlag(t *testing.T) {
+	args := []string{"node", "--id", "0", "--peers", "1=a"}
+	r := ringleader(t, args...)
+	r.wantCode(t, 2, args...)
+	wantContains(t, "stderr", r.stderr, "--id")
+}
