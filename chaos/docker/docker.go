@@ -291,9 +291,33 @@ func newClient(ctx context.Context) (*testcontainers.DockerClient, error) {
 	quietTestcontainers()
 	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("docker: no engine answers: %w", err)
+		return nil, engineError(ctx, err)
 	}
 	return cli, nil
+}
+
+// engineError explains a missing engine. testcontainers tries several ways
+// to find one and reports only the last ("rootless Docker not found"),
+// which hides the real cause; a direct ping of DOCKER_HOST (or the default
+// socket) says what a person needs to know.
+func engineError(ctx context.Context, tcErr error) error {
+	host := os.Getenv("DOCKER_HOST")
+	if host == "" {
+		host = client.DefaultDockerHost
+	}
+	cause := tcErr
+	if c, err := client.New(client.FromEnv); err != nil {
+		cause = err
+	} else {
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, perr := c.Ping(pctx, client.PingOptions{})
+		cancel()
+		c.Close()
+		if perr != nil {
+			cause = perr
+		}
+	}
+	return fmt.Errorf("docker: no Docker engine answers at %s: %v (start dockerd, or set DOCKER_HOST to an engine that runs)", host, cause)
 }
 
 var quietOnce sync.Once
