@@ -100,9 +100,9 @@ func Run(recs []history.Record, opts Options, names ...string) []Verdict {
 	if len(names) == 0 {
 		names = Claimed(opts.Algorithm, opts.Quorum)
 	}
-	t := NewTimeline(recs, opts.Members)
-	opts.Members = t.Members
 	sorted := Sorted(recs)
+	t := newTimelineSorted(sorted, opts.Members)
+	opts.Members = t.Members
 	out := make([]Verdict, 0, len(names))
 	for _, n := range names {
 		c, ok := checkers[n]

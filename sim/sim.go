@@ -465,7 +465,9 @@ func (s *Sim) lookupIndex(id election.NodeID) (int32, bool) {
 // step feeds one event to n's machine and carries out its effects in order.
 func (s *Sim) step(n *node, ev election.Event) {
 	ev.Now = s.now
-	for _, e := range n.m.Step(ev) {
+	effects := n.m.Step(ev)
+	for i := range effects {
+		e := &effects[i] // by pointer: an Effect is a couple of hundred bytes
 		switch e.Kind {
 		case election.EffectSend:
 			s.send(n, e.Msg)

@@ -76,13 +76,32 @@ type machine struct {
 
 	view      election.View
 	published bool
-	out       []election.Effect
+	// out collects one Step's effects, which Step returns. It is carved
+	// from slab, a block of effects allocated a few dozen steps at a time:
+	// an Effect is 200 bytes, and a fresh slice per step (grown
+	// by append through 1, 2, 4, 8 entries) was most of what the simulator
+	// allocated. The slice Step returns has its capacity cut to its length
+	// and the slab moves past it, so the caller owns it outright: nothing
+	// the machine does later writes to it, and appending to it reallocates.
+	out  []election.Effect
+	slab []election.Effect // unused rest of the current block: len 0, cap what is left
 }
+
+// slabSize is how many effects one slab block holds; slabMin is the least
+// room a step starts with (more than most steps emit), so that a step rarely
+// outgrows the block and has to reallocate.
+const (
+	slabSize = 32
+	slabMin  = 8
+)
 
 func (m *machine) View() election.View { return m.view }
 
 func (m *machine) Step(ev election.Event) []election.Effect {
-	m.out = nil
+	if cap(m.slab) < slabMin {
+		m.slab = make([]election.Effect, 0, slabSize)
+	}
+	m.out = m.slab
 	m.now = ev.Now
 	if m.quorum && m.phase == leading && m.hasLease && m.now > 0 && m.now >= m.leaseUntil {
 		// The lease ran out while this node could not run: a paused
@@ -102,8 +121,19 @@ func (m *machine) Step(ev election.Event) []election.Effect {
 		m.peerDown(ev.Peer)
 	}
 	m.publish()
-	out := m.out
+	out := m.out[:len(m.out):len(m.out)]
 	m.out = nil
+	if len(out) == 0 {
+		return nil
+	}
+	// out began as the slab and only grew by append, which reallocates
+	// only beyond the capacity: so it is still in the slab exactly when it
+	// fits there.
+	if len(out) <= cap(m.slab) {
+		m.slab = m.slab[len(out):len(out)] // move past what is now the caller's
+	} else {
+		m.slab = nil // out outgrew the slab and was reallocated; start a new block
+	}
 	return out
 }
 
