@@ -10,93 +10,17 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/election/electiontest"
+	"github.com/ringleader-dev/ringleader/internal/toyelection"
 )
 
-// minID is maxID turned upside down: every node floods the LOWEST ID it has
-// seen and the lowest live node leads. It agrees and is live, but its
-// registration below claims bully-max (highest ID wins), which is a lie the
-// suite must catch.
-type minID struct {
-	cfg  election.Config
-	best election.NodeID
-	view election.View
-}
-
-func newMinID(cfg election.Config) (election.Machine, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	return &minID{cfg: cfg}, nil
-}
-
-func (m *minID) View() election.View { return m.view }
-
-func (m *minID) setView(out []election.Effect) []election.Effect {
-	role := election.Follower
-	if m.best == m.cfg.ID {
-		role = election.Leader
-	}
-	v := election.View{Leader: m.best, Epoch: m.cfg.Durable.Epoch, Role: role}
-	if v == m.view {
-		return out
-	}
-	m.view = v
-	return append(out, election.Effect{Kind: election.EffectView, View: v})
-}
-
-func (m *minID) Step(ev election.Event) []election.Effect {
-	var out []election.Effect
-	t := m.cfg.Timing
-	switch ev.Kind {
-	case election.EventStart:
-		m.cfg.Durable.Epoch++
-		out = append(out, election.Effect{Kind: election.EffectPersist, Durable: m.cfg.Durable})
-		m.best = m.cfg.ID
-		out = append(out, election.Effect{Kind: election.EffectBroadcast, Msg: election.Message{Type: "ELECTION", Candidate: m.cfg.ID}})
-		out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "heartbeat", After: t.Heartbeat})
-		out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "suspect", After: t.Suspicion})
-		out = m.setView(out)
-	case election.EventReceive:
-		switch ev.Msg.Type {
-		case "ELECTION":
-			if ev.Msg.Candidate < m.best {
-				m.best = ev.Msg.Candidate
-				out = m.setView(out)
-			} else if ev.Msg.Candidate > m.best && m.best == m.cfg.ID {
-				out = append(out, election.Effect{Kind: election.EffectSend, Msg: election.Message{Type: "ELECTION", To: ev.Msg.From, Candidate: m.cfg.ID}})
-			}
-		case "HEARTBEAT":
-			if ev.Msg.From <= m.best {
-				m.best = ev.Msg.From
-				out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "suspect", After: t.Suspicion})
-				out = m.setView(out)
-			}
-		}
-	case election.EventTimer:
-		switch ev.Timer {
-		case "heartbeat":
-			if m.best == m.cfg.ID {
-				out = append(out, election.Effect{Kind: election.EffectBroadcast, Msg: election.Message{Type: "HEARTBEAT"}})
-			}
-			out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "heartbeat", After: t.Heartbeat})
-		case "suspect":
-			if m.best != m.cfg.ID {
-				m.best = m.cfg.ID
-				out = append(out, election.Effect{Kind: election.EffectBroadcast, Msg: election.Message{Type: "ELECTION", Candidate: m.cfg.ID}})
-				out = m.setView(out)
-			}
-			out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "suspect", After: t.Suspicion})
-		}
-	}
-	return out
-}
-
+// lowestWinsName registers the toy election upside down (the lowest ID
+// leads) under a claim that the highest ID wins: a lie the suite must catch.
 const lowestWinsName = "test-lowest-wins-claims-bully-max"
 
 func init() {
 	election.Register(election.Algorithm{
 		Name: lowestWinsName, Title: "min-ID flooding that claims bully-max (test only, deliberately broken)", Topology: "complete",
-		New:           newMinID,
+		New:           toyelection.NewMinID,
 		ElectionTypes: []string{"ELECTION"},
 		Claims: func(q election.QuorumMode) []election.Property {
 			return []election.Property{election.Agreement, election.HighestWins, election.Liveness}

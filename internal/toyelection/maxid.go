@@ -5,21 +5,34 @@ package toyelection
 
 import "github.com/ringleader-dev/ringleader/election"
 
-// maxID is the smallest honest election: every node floods the highest ID it
-// has seen; the highest live node heartbeats; a follower that misses
-// heartbeats forgets its leader and floods its own ID again.
+// maxID is the smallest honest election: every node floods the best ID it
+// has seen; the best live node heartbeats; a follower that misses
+// heartbeats forgets its leader and floods its own ID again. "Best" is the
+// highest ID unless built by NewMinID.
 type maxID struct {
-	cfg  election.Config
-	best election.NodeID
-	view election.View
+	cfg    election.Config
+	better func(a, b election.NodeID) bool // a outranks b
+	best   election.NodeID
+	view   election.View
 }
 
-// NewMaxID builds a maxID machine.
+// NewMaxID builds a machine under which the highest live ID leads.
 func NewMaxID(cfg election.Config) (election.Machine, error) {
+	return build(cfg, func(a, b election.NodeID) bool { return a > b })
+}
+
+// NewMinID builds the same machine upside down: the lowest live ID leads.
+// It agrees and is live, so it makes a plausible liar for tests that must
+// catch an algorithm claiming that the highest ID wins.
+func NewMinID(cfg election.Config) (election.Machine, error) {
+	return build(cfg, func(a, b election.NodeID) bool { return a < b })
+}
+
+func build(cfg election.Config, better func(a, b election.NodeID) bool) (election.Machine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &maxID{cfg: cfg}, nil
+	return &maxID{cfg: cfg, better: better}, nil
 }
 
 func (m *maxID) View() election.View { return m.view }
@@ -53,14 +66,14 @@ func (m *maxID) Step(ev election.Event) []election.Effect {
 	case election.EventReceive:
 		switch ev.Msg.Type {
 		case "ELECTION":
-			if ev.Msg.Candidate > m.best {
+			if m.better(ev.Msg.Candidate, m.best) {
 				m.best = ev.Msg.Candidate
 				out = m.setView(out)
-			} else if ev.Msg.Candidate < m.best && m.best == m.cfg.ID {
+			} else if m.better(m.best, ev.Msg.Candidate) && m.best == m.cfg.ID {
 				out = append(out, election.Effect{Kind: election.EffectSend, Msg: election.Message{Type: "ELECTION", To: ev.Msg.From, Candidate: m.cfg.ID}})
 			}
 		case "HEARTBEAT":
-			if ev.Msg.From >= m.best {
+			if !m.better(m.best, ev.Msg.From) {
 				m.best = ev.Msg.From
 				out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "suspect", After: t.Suspicion})
 				out = m.setView(out)
