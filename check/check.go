@@ -100,7 +100,7 @@ func Run(recs []history.Record, opts Options, names ...string) []Verdict {
 	if len(names) == 0 {
 		names = Claimed(opts.Algorithm, opts.Quorum)
 	}
-	sorted := Sorted(recs)
+	sorted := Settled(recs)
 	t := newTimelineSorted(sorted, opts.Members)
 	opts.Members = t.Members
 	out := make([]Verdict, 0, len(names))

@@ -163,19 +163,16 @@ func MembersOf(recs []history.Record, members []election.NodeID) []election.Node
 //     a late line of the boot that was killed: up, view forgotten (a new
 //     process starts undecided);
 //   - pause ok: paused (the view is kept: a frozen leader still believes it
-//     leads); resume ok: up — or earlier, at the first thing the node's
-//     machine does after the resume was invoked (a send or a view change):
-//     the engine confirms an unpause tens of milliseconds after the process
-//     already runs, and what it does then must not pass as frozen. Input
-//     lines (recv, drop) do not count: the runtime writes them before the
-//     machine has seen the event;
+//     leads); resume ok: up;
+//   - kill, stop and resume ok records are first dated by the nodes' own
+//     acts rather than the engine's answer (see Settled);
 //   - partition ok: its directed cuts are added to those in force; heal ok
 //     clears every cut.
 func NewTimeline(recs []history.Record, members []election.NodeID) *Timeline {
-	return newTimelineSorted(Sorted(recs), members)
+	return newTimelineSorted(Settled(recs), members)
 }
 
-// newTimelineSorted is NewTimeline for records already in Sorted order, so
+// newTimelineSorted is NewTimeline for records already Settled, so
 // that Run, which needs the sorted records itself, sorts them only once.
 func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeline {
 	t := &Timeline{Members: MembersOf(recs, members)}
@@ -194,7 +191,6 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 	t.snaps = []snapshot{{at: t.Start, state: cloneState(cur)}}
 	lastBoot := map[election.NodeID]string{}
 	deadBoot := map[election.NodeID]string{}
-	thawing := map[election.NodeID]bool{} // resume invoked, not yet seen running
 
 	goDown := func(id election.NodeID) bool {
 		if !cur.Up[id] {
@@ -220,13 +216,6 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 		changed := false
 		switch {
 		case r.Kind == history.KindFault && r.Fault != nil:
-			if r.Fault.Phase == history.FaultInvoke && chaos.Op(r.Fault.Op) == chaos.Resume {
-				for _, id := range r.Fault.Nodes {
-					if cur.Paused[id] {
-						thawing[id] = true
-					}
-				}
-			}
 			if r.Fault.Phase != history.FaultOK {
 				break
 			}
@@ -249,7 +238,6 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 				}
 			case chaos.Resume:
 				for _, id := range f.Nodes {
-					delete(thawing, id)
 					if cur.Paused[id] {
 						delete(cur.Paused, id)
 						changed = true
@@ -271,12 +259,6 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 			}
 		case r.Node > 0:
 			id := r.Node
-			if thawing[id] && cur.Paused[id] && (r.Kind == history.KindSend || r.Kind == history.KindView || r.Kind == history.KindBoot) {
-				// Its machine acts, so it runs: the thaw happened by now.
-				delete(cur.Paused, id)
-				delete(thawing, id)
-				changed = true
-			}
 			if !cur.Up[id] {
 				if r.Boot != "" && r.Boot == deadBoot[id] && r.Kind != history.KindBoot {
 					break // a late line from the process that was killed

@@ -169,7 +169,7 @@ type failoverRow struct {
 }
 
 func build(r Report) (*pageData, error) {
-	recs := check.Sorted(r.Records)
+	recs := check.Settled(r.Records)
 	tl := check.NewTimeline(recs, r.Members)
 	alg := algorithmFor(r)
 

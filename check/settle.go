@@ -1,0 +1,121 @@
+package check
+
+import (
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// Settled returns recs in time order with the completion (ok) records of
+// kills, stops and resumes dated by what the nodes themselves show, rather
+// than by when the engine answered.
+//
+// A container engine confirms a fault some way after it took effect:
+// `docker kill` returns a few hundred milliseconds after the process is
+// gone, and the survivors, hinted by NATS, may have elected a new leader in
+// between; `docker unpause` returns tens of milliseconds after the process
+// runs again. Dating the fault by the engine's answer would count a dead
+// leader as leading beside its successor, and hide what a thawed leader did
+// before the engine answered. So a node is judged by its acts, its sends
+// and view changes (not the input lines the runtime writes before the
+// machine sees an event):
+//
+//   - killed or stopped: gone from the kill's invoke, or from its last act
+//     after the invoke if it still acted; never later than the ok;
+//   - resumed: running again from its first act after the resume's invoke,
+//     if that comes before the ok.
+//
+// A fault that affects several nodes gets one ok record per node. In the
+// simulator a fault completes the instant it is invoked, so nothing moves.
+func Settled(recs []history.Record) []history.Record {
+	sorted := Sorted(recs)
+
+	type pending struct {
+		op      chaos.Op
+		invoked int // index of the invoke record
+		act     int // kill: last act after the invoke; resume: first act (-1: none yet)
+	}
+	open := map[election.NodeID]*pending{}
+	// inserts[k] are records to emit right after sorted[k]; moved marks
+	// the ok records they replace.
+	inserts := map[int][]history.Record{}
+	moved := map[int]bool{}
+
+	for i, r := range sorted {
+		if r.Kind == history.KindFault && r.Fault != nil {
+			op := chaos.Op(r.Fault.Op)
+			if op != chaos.Kill && op != chaos.Stop && op != chaos.Resume {
+				continue
+			}
+			switch r.Fault.Phase {
+			case history.FaultInvoke:
+				for _, id := range r.Fault.Nodes {
+					open[id] = &pending{op: op, invoked: i, act: -1}
+				}
+			case history.FaultOK:
+				split := false
+				var perNode []history.Record
+				var after []int
+				for _, id := range r.Fault.Nodes {
+					p := open[id]
+					delete(open, id)
+					at := i // no evidence: leave it where the engine put it
+					if p != nil && p.op == op {
+						switch {
+						case op == chaos.Resume && p.act >= 0:
+							at = p.act - 1 // just before its first act
+						case op != chaos.Resume && p.act >= 0:
+							at = p.act // just after its last act
+						case op != chaos.Resume:
+							at = p.invoked // no act after the invoke: gone then
+						}
+					}
+					if at != i {
+						split = true
+					}
+					one := r
+					f := *r.Fault
+					f.Nodes = []election.NodeID{id}
+					one.Fault = &f
+					one.Time = sorted[max(at, 0)].Time
+					if op == chaos.Resume && at >= 0 && at+1 < len(sorted) {
+						one.Time = sorted[at+1].Time // dated by the act it precedes
+					}
+					perNode = append(perNode, one)
+					after = append(after, at)
+				}
+				if !split {
+					continue
+				}
+				moved[i] = true
+				for k, one := range perNode {
+					inserts[after[k]] = append(inserts[after[k]], one)
+				}
+			}
+			continue
+		}
+		p := open[r.Node]
+		if r.Node <= 0 || p == nil || (r.Kind != history.KindSend && r.Kind != history.KindView) {
+			continue
+		}
+		if p.op == chaos.Resume {
+			if p.act < 0 {
+				p.act = i
+			}
+		} else {
+			p.act = i
+		}
+	}
+	if len(moved) == 0 {
+		return sorted
+	}
+	out := make([]history.Record, 0, len(sorted)+len(inserts))
+	out = append(out, inserts[-1]...) // a resume whose first act is the first record
+	for i, r := range sorted {
+		if !moved[i] {
+			out = append(out, r)
+		}
+		out = append(out, inserts[i]...)
+	}
+	return out
+}
