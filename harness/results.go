@@ -104,10 +104,10 @@ type CheckerResult struct {
 }
 
 // FailoverResult is a failover with its length in suspicion timeouts.
-// Millis counts from the fault's ok record (the fault had taken effect);
-// FromInvokeMillis from its invoke record. In containers the two differ by
-// how long the engine took to report the kill or pause, and the truth lies
-// between them; in the simulator they are equal.
+// Millis counts from when the fault took effect as the nodes show it (a
+// killed node's last act after the invoke, or the invoke; see
+// check.Settled), falling back on the engine's ok record; FromInvokeMillis
+// counts from the invoke record. In the simulator the two are equal.
 type FailoverResult struct {
 	check.Failover
 	Suspicions       float64 `json:"x_suspicion,omitempty"`

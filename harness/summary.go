@@ -72,10 +72,10 @@ func failoverCell(r *Result) string {
 	return strings.Join(parts, ",")
 }
 
-// failoverText shows a failover as the range the truth lies in when the
-// engine confirmed the fault late (from its ok record to its invoke
-// record: a docker kill returns a few hundred milliseconds after the node
-// is gone, and the survivors may have moved on by then), else as one value.
+// failoverText shows a failover as one value, or as a range when the time
+// the fault took effect is uncertain: from when the nodes show it took
+// effect to when it was invoked (a pause whose node did nothing telling
+// until the engine confirmed it).
 func failoverText(f FailoverResult) string {
 	lo, hi := f.Millis, f.FromInvokeMillis
 	if hi-lo < 1 {
@@ -107,7 +107,8 @@ type Summary struct {
 	Runs     int    `json:"runs"`
 	Passed   int    `json:"passed"`
 	// Failover is over every recovered failover of every run, from the
-	// fault's ok record; FailoverFromInvoke from its invoke record.
+	// fault as the nodes show it (check.Settled); FailoverFromInvoke from
+	// its invoke record.
 	Failover           check.FailoverStats `json:"failover"`
 	FailoverFromInvoke check.FailoverStats `json:"failover_from_invoke"`
 	// SuspicionMillis converts the failover figures into suspicion
@@ -180,7 +181,7 @@ func WriteSummaries(w io.Writer, sums []Summary) {
 		for _, row := range []struct {
 			what string
 			f    check.FailoverStats
-		}{{"from fault ok", s.Failover}, {"from invoke", s.FailoverFromInvoke}} {
+		}{{"from the fault", s.Failover}, {"from invoke", s.FailoverFromInvoke}} {
 			f := row.f
 			if f.N == 0 && f.Unrecovered == 0 {
 				continue
