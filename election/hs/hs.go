@@ -66,6 +66,7 @@ func New(cfg election.Config) (election.Machine, error) {
 	n := len(cfg.Members)
 	core, err := ringnet.NewCore(cfg, ringnet.Options{
 		Announce: TypeElected,
+		Watch:    true,
 		// Phase i takes 2·2^i sequential hops out and back, all phases
 		// together under 4·2^⌈log₂ n⌉ ≤ 8n; the announcement n more.
 		ElectionHops: 9 * n,
@@ -140,7 +141,23 @@ func (m *machine) onReply(msg election.Message) {
 		// the way out; a reply is only dropped once it has gone round
 		// the whole ring (its candidate is gone).
 		if msg.Hop >= m.N() {
+			// The reply has gone round the ring without meeting its
+			// candidate: the candidate crashed or is cut off, and this
+			// epoch's election may never finish (a fault-free run
+			// never gets here). Start the next one now rather than at
+			// the election timeout.
+			if !m.Decided() {
+				m.StartElection()
+			}
 			return
+		}
+		if m.Skips(msg.Dir, msg.Candidate) {
+			// This node marked the candidate dead, yet the candidate's
+			// probe got through to where this reply was made: the mark
+			// is out of date (a partition has healed), or neighbours
+			// disagree about the ring. Try the candidate itself rather
+			// than carrying its reply past it.
+			m.Forgive(msg.Candidate)
 		}
 		m.Forward(msg.Dir, election.Message{Type: TypeReply, Candidate: msg.Candidate, Phase: msg.Phase, Hop: msg.Hop + 1, Dir: msg.Dir, Reply: true})
 		return

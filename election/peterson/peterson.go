@@ -92,6 +92,7 @@ func New(cfg election.Config) (election.Machine, error) {
 	n := len(cfg.Members)
 	core, err := ringnet.NewCore(cfg, ringnet.Options{
 		Announce: TypeElected,
+		Watch:    true,
 		// Phases run one after the other, each at most 2n sequential
 		// hops, then the last one (n) and the announcement (n).
 		ElectionHops: (2*FloorLog2(n) + 2) * n,
@@ -199,6 +200,14 @@ func (m *machine) relay(msg election.Message) {
 		m.relayed[k] = map[election.NodeID]bool{}
 	}
 	if m.relayed[k][msg.Candidate] {
+		// The value has gone round the ring without meeting an active
+		// node: the active nodes it was meant for crashed or were
+		// skipped, and this epoch's election may never finish (a
+		// fault-free run never gets here). Start the next one now
+		// rather than at the election timeout.
+		if !m.Decided() {
+			m.StartElection()
+		}
 		return
 	}
 	m.relayed[k][msg.Candidate] = true

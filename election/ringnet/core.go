@@ -31,6 +31,9 @@ import (
 const (
 	TypeHeartbeat = "HEARTBEAT"
 	TypeAck       = "ACK"
+	// TypePing asks a node whether it is alive; its ACK is the answer
+	// (see Options.Watch). Maintenance, like the other two.
+	TypePing = "PING"
 )
 
 // Timer names the core owns. Algorithms may use any other name; the core
@@ -38,6 +41,7 @@ const (
 const (
 	TimerSuspect   = "suspect"
 	TimerHeartbeat = "heartbeat"
+	TimerWatch     = "watch"
 	ackPrefix      = "ack/"
 )
 
@@ -71,6 +75,24 @@ type Options struct {
 	// milliseconds) yet keeps a stalled election inside the liveness
 	// bound for small rings.
 	ElectionHops int
+	// Watch makes an undecided node watch the ring every Timing.Answer
+	// and start the next epoch as soon as it learns that the ring
+	// changed under the running election, instead of waiting for the
+	// election timeout (which for HS and Peterson grows with n past the
+	// checkers' liveness bound):
+	//   - a node it marked dead in this epoch is alive: it sends
+	//     anything, or answers the PING sent to every node marked dead.
+	//     The marks a partition or a lost message left no longer match
+	//     the ring, and the skipped node may hold state the algorithm
+	//     needs (HS replies retrace their probes; Peterson's active
+	//     nodes wait for their predecessor's two values);
+	//   - a neighbour that took part in this epoch (it was heard from)
+	//     stops answering: it crashed after its last hop, and whatever
+	//     only it would have sent will never come.
+	// A fault-free election marks nobody dead and loses nobody, so it
+	// never restarts; it sends PINGs (maintenance) only to a neighbour
+	// it has not heard from for a whole Timing.Answer.
+	Watch bool
 	// ElectionTimeout, when set, replaces the ElectionHops rule (the
 	// variable-time ring waits whole slots, not hops).
 	ElectionTimeout time.Duration
@@ -83,6 +105,36 @@ type hop struct {
 	to  election.NodeID
 	dir election.Dir
 	msg election.Message
+	// heard: something arrived from to since the hop was last sent, so
+	// to is alive and the message or its ACK was lost on the way.
+	heard bool
+	// resent counts the times the hop went to the same node again.
+	resent int
+	// ping: the hop is a watch PING (see Options.Watch), not a message
+	// to pass on.
+	ping bool
+}
+
+// maxResend bounds how often a hop goes again to a successor that is
+// alive but did not acknowledge it (a one-way cut lets its messages reach
+// us and ours never reach it): after that the successor is skipped.
+const maxResend = 3
+
+// fingerprint identifies a hop's content, so that a resent hop that had
+// arrived the first time (only its ACK was lost) is recognised and not
+// handled twice.
+type fingerprint struct {
+	typ       string
+	candidate election.NodeID
+	phase     int
+	hop       int
+	dir       election.Dir
+	reply     bool
+	members   int
+}
+
+func fingerprintOf(m election.Message) fingerprint {
+	return fingerprint{m.Type, m.Candidate, m.Phase, m.Hop, m.Dir, m.Reply, len(m.Members)}
 }
 
 // Core is the shared ring machinery. Algorithms embed a *Core and implement
@@ -98,10 +150,17 @@ type Core struct {
 	role   election.Role
 	shown  election.View // last view emitted
 
-	dead      map[election.NodeID]bool
-	seq       uint64
-	pending   map[uint64]hop
-	announced bool // this node sent the current epoch's announcement
+	dead    map[election.NodeID]bool
+	seq     uint64
+	pending map[uint64]hop
+	// got holds the hops of the current epoch already handled, by sender
+	// and sequence number: a hop resent because its ACK was lost is
+	// acknowledged again and otherwise ignored.
+	got map[election.NodeID]map[uint64]fingerprint
+	// alive: nodes heard from in the current epoch; recent: since the
+	// last watch (Options.Watch).
+	alive, recent map[election.NodeID]bool
+	announced     bool // this node sent the current epoch's announcement
 	// challenging: this node started the current epoch because it
 	// learned of a leader with a lower ID than its own.
 	challenging bool
@@ -187,6 +246,8 @@ func (c *Core) start() {
 	c.epoch, c.leader, c.role = 0, election.None, election.Undecided
 	c.dead = map[election.NodeID]bool{}
 	c.pending = map[uint64]hop{}
+	c.got = nil
+	c.alive, c.recent = map[election.NodeID]bool{}, map[election.NodeID]bool{}
 	c.seq = 0
 	c.announced, c.coordSeen = false, false
 	c.local = nil
@@ -217,6 +278,9 @@ func (c *Core) enter(e uint64) {
 	c.newEpoch(e)
 	c.leader, c.role = election.None, election.Candidate
 	c.setTimer(TimerSuspect, c.opts.ElectionTimeout)
+	if c.opts.Watch {
+		c.setTimer(TimerWatch, c.cfg.Timing.Answer)
+	}
 }
 
 func (c *Core) newEpoch(e uint64) {
@@ -231,21 +295,38 @@ func (c *Core) newEpoch(e uint64) {
 		c.cancelTimer(ackName(seq))
 	}
 	clear(c.pending)
+	c.got = nil
+	clear(c.alive)
+	clear(c.recent)
 	c.announced, c.coordSeen, c.challenging, c.sent = false, false, false, false
 	c.alg.Reset()
 }
 
 func (c *Core) receive(m election.Message) {
+	epoch := c.epoch
+	revived := c.opts.Watch && m.From != c.cfg.ID && c.dead[m.From]
+	c.deliver(m)
+	if revived && c.epoch == epoch && c.role == election.Candidate {
+		// A node this one skipped as dead is alive: see Options.Watch.
+		c.StartElection()
+	}
+}
+
+func (c *Core) deliver(m election.Message) {
 	if m.Type == TypeAck {
-		if p, ok := c.pending[m.Seq]; ok && p.to == m.From {
+		// An ACK names the hop by sequence number and epoch: a node
+		// that restarted numbers its hops from 1 again, and an ACK of
+		// a hop its previous boot sent (delivered late, after a pause
+		// or a partition) must not pass for one of the new hop's.
+		if p, ok := c.pending[m.Seq]; ok && p.to == m.From && p.msg.Epoch == m.Epoch {
 			delete(c.pending, m.Seq)
 			c.cancelTimer(ackName(m.Seq))
 		}
-		delete(c.dead, m.From)
+		c.heardFrom(m.From)
 		return
 	}
 	if m.From != c.cfg.ID {
-		delete(c.dead, m.From)
+		c.heardFrom(m.From)
 		if m.Seq != 0 {
 			// Acknowledge every hop, stale ones too: the ACK says "this
 			// node is alive", not "I agree".
@@ -253,6 +334,9 @@ func (c *Core) receive(m election.Message) {
 				Type: TypeAck, From: c.cfg.ID, To: m.From, Epoch: m.Epoch, Seq: m.Seq,
 			}})
 		}
+	}
+	if m.Type == TypePing {
+		return // the ACK was the answer
 	}
 	if m.Type == TypeHeartbeat {
 		c.heartbeat(m)
@@ -264,11 +348,46 @@ func (c *Core) receive(m election.Message) {
 	if m.Epoch > c.epoch {
 		c.enter(m.Epoch)
 	}
+	if m.Seq != 0 && m.From != c.cfg.ID && c.duplicate(m) {
+		return
+	}
 	if c.opts.Announce != "" && m.Type == c.opts.Announce {
 		c.announcement(m)
 		return
 	}
 	c.alg.Handle(m)
+}
+
+// heardFrom forgives a node marked dead and notes, for every hop still
+// waiting for its ACK, that it is alive.
+func (c *Core) heardFrom(id election.NodeID) {
+	delete(c.dead, id)
+	c.alive[id], c.recent[id] = true, true
+	for seq, p := range c.pending {
+		if p.to == id && !p.heard {
+			p.heard = true
+			c.pending[seq] = p
+		}
+	}
+}
+
+// duplicate records a hop of the current epoch and reports whether the same
+// hop was handled already.
+func (c *Core) duplicate(m election.Message) bool {
+	f := fingerprintOf(m)
+	if c.got == nil {
+		c.got = map[election.NodeID]map[uint64]fingerprint{}
+	}
+	from := c.got[m.From]
+	if from == nil {
+		from = map[uint64]fingerprint{}
+		c.got[m.From] = from
+	}
+	if g, ok := from[m.Seq]; ok && g == f {
+		return true
+	}
+	from[m.Seq] = f
+	return false
 }
 
 // heartbeat handles a leader's HEARTBEAT. A leader with a lower ID than this
@@ -368,6 +487,8 @@ func (c *Core) timer(name string) {
 			}})
 			c.setTimer(TimerHeartbeat, c.cfg.Timing.Heartbeat)
 		}
+	case name == TimerWatch:
+		c.watch()
 	case strings.HasPrefix(name, ackPrefix):
 		seq, err := strconv.ParseUint(name[len(ackPrefix):], 10, 64)
 		if err != nil {
@@ -375,6 +496,29 @@ func (c *Core) timer(name string) {
 		}
 		p, ok := c.pending[seq]
 		if !ok {
+			return
+		}
+		if p.ping {
+			delete(c.pending, seq)
+			if !p.heard && p.msg.Epoch == c.epoch && c.role == election.Candidate {
+				// A neighbour that took part in this epoch is gone:
+				// see Options.Watch.
+				c.dead[p.to] = true
+				c.StartElection()
+			}
+			return
+		}
+		if p.heard && p.resent < maxResend && p.msg.Epoch == c.epoch {
+			// The successor is alive (it has sent something since):
+			// the hop or its ACK was lost. Send it again, to the
+			// same node, with the same sequence number.
+			p.heard = false
+			p.resent++
+			c.pending[seq] = p
+			c.out = append(c.out,
+				election.Effect{Kind: election.EffectSend, Msg: p.msg.Clone()},
+				election.Effect{Kind: election.EffectSetTimer, Timer: name, After: c.cfg.Timing.Answer},
+			)
 			return
 		}
 		delete(c.pending, seq)
@@ -386,6 +530,48 @@ func (c *Core) timer(name string) {
 		}
 	default:
 		c.alg.Timer(name)
+	}
+}
+
+// watch runs every Timing.Answer while the node is undecided (see
+// Options.Watch). It asks every node marked dead whether it is alive again
+// (an answer starts the next epoch, in receive), and each neighbour that
+// took part in this epoch but has been silent since the last watch whether
+// it is still there (no answer starts the next epoch, in timer).
+func (c *Core) watch() {
+	if c.role != election.Candidate {
+		return
+	}
+	for _, id := range c.cfg.Members {
+		if c.dead[id] {
+			c.ping(id, false)
+		}
+	}
+	watched := map[election.NodeID]bool{}
+	for _, p := range c.pending {
+		if p.ping {
+			watched[p.to] = true
+		}
+	}
+	for _, d := range []election.Dir{election.Clockwise, election.CounterClockwise} {
+		if id := c.NextLive(d); id != c.cfg.ID && c.alive[id] && !c.recent[id] && !watched[id] {
+			watched[id] = true
+			c.ping(id, true)
+		}
+	}
+	clear(c.recent)
+	c.setTimer(TimerWatch, c.cfg.Timing.Answer)
+}
+
+// ping sends a PING to id; answered tells whether an unanswered one starts
+// the next epoch.
+func (c *Core) ping(id election.NodeID, answered bool) {
+	c.seq++
+	m := election.Message{Type: TypePing, From: c.cfg.ID, To: id, Epoch: c.epoch, Seq: c.seq}
+	c.out = append(c.out, election.Effect{Kind: election.EffectSend, Msg: m})
+	if answered {
+		c.pending[c.seq] = hop{to: id, msg: m, ping: true}
+		c.out = append(c.out, election.Effect{Kind: election.EffectSetTimer, Timer: ackName(c.seq), After: c.cfg.Timing.Answer})
 	}
 }
 
@@ -404,6 +590,32 @@ func (c *Core) NextLive(dir election.Dir) election.NodeID {
 	}
 	return c.cfg.ID
 }
+
+// Skips reports whether this node, sending in direction dir, would pass id
+// by as dead: id is marked dead and lies before the next live node.
+func (c *Core) Skips(dir election.Dir, id election.NodeID) bool {
+	if !c.dead[id] {
+		return false
+	}
+	n := len(c.cfg.Members)
+	step := 1
+	if dir == election.CounterClockwise {
+		step = n - 1
+	}
+	for i, k := (c.pos+step)%n, 1; k < n; i, k = (i+step)%n, k+1 {
+		switch m := c.cfg.Members[i]; {
+		case m == id:
+			return true
+		case !c.dead[m]:
+			return false
+		}
+	}
+	return false
+}
+
+// Forgive clears a dead mark: the next hop towards id goes to id itself
+// (and marks it dead again if it does not answer).
+func (c *Core) Forgive(id election.NodeID) { delete(c.dead, id) }
 
 // Forward sends m one hop in direction dir to the next live node, in the
 // current epoch, with a per-hop acknowledgement. When no other node is live

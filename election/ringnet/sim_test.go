@@ -2,6 +2,7 @@ package ringnet_test
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/ringleader-dev/ringleader/election/ringnet"
 	_ "github.com/ringleader-dev/ringleader/election/variabletime"
 	"github.com/ringleader-dev/ringleader/sim"
+	"github.com/ringleader-dev/ringleader/sim/explore"
 )
 
 var ringAlgorithms = []string{"ring", "changroberts", "hs", "peterson", "variable-time"}
@@ -170,5 +172,39 @@ func TestElectionCountsDoNotDependOnMessageTiming(t *testing.T) {
 				t.Errorf("%s seed %d: %d election messages with random delays, %d in FIFO order", name, seed, c.Messages, net.ElectionMessages())
 			}
 		}
+	}
+}
+
+// TestHSAndPetersonElectWithinTheLivenessBoundAfterFaultsThatStalledThem
+// replays explorer schedules (n = 12) in which Hirschberg–Sinclair or
+// Peterson used to stall until their election timeout (5.9 s and 5.3 s at
+// 12 nodes), past the checkers' liveness bound of ten suspicion timeouts.
+// Every claimed property must now hold on each.
+func TestHSAndPetersonElectWithinTheLivenessBoundAfterFaultsThatStalledThem(t *testing.T) {
+	cases := []struct {
+		algorithm string
+		seed      int64
+		stall     string
+	}{
+		{"hs", 672077022357742823, "dead marks left by two partitions outlived the heal; a reply was carried past its candidate"},
+		{"peterson", 672077022357742823, "dead marks left by two partitions outlived the heal; active nodes skipped"},
+		{"hs", 3444326129920295113, "the first election ran inside a partition; after the heal routes crossed"},
+		{"peterson", 6210689948655719282, "a partition during phase 0 skipped active nodes; nobody heard from them again"},
+		{"peterson", 2362742292347125877, "a hop lost to 30% loss made its sender skip a live active node"},
+		{"hs", 1990299000109069802, "the highest candidate crashed after swallowing its neighbours' probes"},
+	}
+	for _, c := range cases {
+		t.Run(c.algorithm+"/"+strconv.FormatInt(c.seed, 10), func(t *testing.T) {
+			sc, err := explore.One(explore.Options{Algorithm: c.algorithm, N: 12}, c.seed, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sc.Failed) > 0 {
+				for _, v := range sc.Verdicts {
+					t.Log(v.Checker, v.Summary)
+				}
+				t.Fatalf("seed %d (used to stall: %s): %v failed; faults %v; replay: %s", c.seed, c.stall, sc.Failed, sc.Faults, sc.Replay)
+			}
+		})
 	}
 }
