@@ -24,6 +24,8 @@ build: ## build the static ringleader binary into bin/
 images: ## build the node image FROM scratch (nothing is pulled)
 	CGO_ENABLED=0 $(GO) build -tags nodeimage -trimpath -ldflags='-s -w' -o bin/node/ringleader ./cmd/ringleader
 	docker build --label org.ringleader.project=ringleader -t $(IMAGE) -f docker/Dockerfile .
+	@# the image the tag named before is now an untagged leftover of ours
+	@docker image prune -f --filter label=org.ringleader.project=ringleader >/dev/null
 
 up: images ## start the 5-node compose cluster (ALGORITHM=, QUORUM= to switch)
 	@test -n "$(COMPOSE)" || { echo "neither 'docker compose' nor 'docker-compose' found" >&2; exit 1; }

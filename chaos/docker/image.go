@@ -148,6 +148,13 @@ func buildImage(ctx context.Context, tag string, progress io.Writer) error {
 		return fmt.Errorf("docker: build image %s: %w", tag, err)
 	}
 	fmt.Fprintf(progress, "docker: image %s ready in %v\n", tag, time.Since(start).Round(time.Millisecond))
+	// The tag moved to the new image; the one it named before is now an
+	// untagged leftover of this project. The engine prunes only images no
+	// container uses, so a run still on the old image keeps it.
+	prune := runFilter("").Add("dangling", "true")
+	if _, err := cli.ImagePrune(ctx, client.ImagePruneOptions{Filters: prune}); err != nil {
+		fmt.Fprintf(progress, "docker: pruning this project's untagged images: %v\n", err)
+	}
 	return nil
 }
 
