@@ -440,17 +440,36 @@ func (c *Core) announcement(m election.Message) {
 		return
 	}
 	c.coordSeen = true
-	c.Decide(m.Candidate)
-	c.Forward(election.Clockwise, election.Message{Type: c.opts.Announce, Candidate: m.Candidate, Members: m.Members})
+	fwd := election.Message{Type: c.opts.Announce, Candidate: m.Candidate, Members: m.Members}
+	if m.Hop == announceAhead && m.Candidate != c.cfg.ID {
+		c.await(m.Candidate)
+		fwd.Hop = announceAhead
+	} else {
+		c.Decide(m.Candidate)
+	}
+	c.Forward(election.Clockwise, fwd)
 }
+
+// announceAhead, in an announcement's Hop, says that the leader it names
+// is still ahead on the ring: the announcer is not the leader (Peterson's
+// last active node holds the highest ID, it is not its owner), and the
+// announcement has not reached the leader yet. Zero, as when the leader
+// announces itself, says the leader has it and is heartbeating.
+const announceAhead = 1
 
 // Announce decides leader and sends the announcement clockwise; it goes
 // round the ring once and stops when it is back here.
 func (c *Core) Announce(leader election.NodeID, members []election.NodeID) {
 	c.announced = true
-	c.Decide(leader)
+	m := election.Message{Type: c.opts.Announce, Candidate: leader, Members: members}
+	if leader != c.cfg.ID && c.opts.Announce != "" {
+		c.await(leader)
+		m.Hop = announceAhead
+	} else {
+		c.Decide(leader)
+	}
 	if c.opts.Announce != "" {
-		c.Forward(election.Clockwise, election.Message{Type: c.opts.Announce, Candidate: leader, Members: members})
+		c.Forward(election.Clockwise, m)
 	}
 }
 
@@ -466,12 +485,36 @@ func (c *Core) Decide(leader election.NodeID) {
 	c.follow(leader)
 }
 
-func (c *Core) follow(l election.NodeID) {
+func (c *Core) follow(l election.NodeID) { c.followFor(l, c.cfg.Timing.Suspicion) }
+
+// await follows l, a leader that learns it leads only when the
+// announcement, which this node is passing on, reaches it. Its first
+// heartbeat comes one Heartbeat after that, so the suspicion timeout is
+// extended by the announcement's way to l: HopTime per ring position from
+// here to l. Without it a follower far enough before the leader suspects
+// the leader as it takes office, on every election (Peterson at n ≥ 400
+// with 1 ms hops and default timing).
+func (c *Core) await(l election.NodeID) {
+	c.followFor(l, c.cfg.Timing.Suspicion+time.Duration(c.distance(l))*HopTime(c.cfg.Timing))
+}
+
+// distance is the number of clockwise ring positions from this node to id
+// (dead or alive), 0 for this node or an unknown ID.
+func (c *Core) distance(id election.NodeID) int {
+	i := c.cfg.Index(id)
+	if i < 0 {
+		return 0
+	}
+	n := len(c.cfg.Members)
+	return (i - c.pos + n) % n
+}
+
+func (c *Core) followFor(l election.NodeID, suspicion time.Duration) {
 	if c.role == election.Leader {
 		c.cancelTimer(TimerHeartbeat)
 	}
 	c.leader, c.role = l, election.Follower
-	c.setTimer(TimerSuspect, c.cfg.Timing.Suspicion)
+	c.setTimer(TimerSuspect, suspicion)
 }
 
 func (c *Core) timer(name string) {

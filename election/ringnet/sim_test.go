@@ -208,3 +208,37 @@ func TestHSAndPetersonElectWithinTheLivenessBoundAfterFaultsThatStalledThem(t *t
 		})
 	}
 }
+
+// TestLeaderLearnedFromAnnouncementIsNotSuspectedBeforeItTakesOffice: in
+// Peterson the node that ends the election is in general not the winner; it
+// announces the highest ID, and the winner learns that it leads only when
+// the announcement reaches it, up to n−1 hops later. Followers between the
+// two must not suspect it before its first heartbeat can arrive. On an
+// increasing ring of 512 (1 ms hops, default timing) node 1 decides and
+// node 512 learns it 511 hops later; node 1 used to suspect 512 as it took
+// office and start a new epoch, for ever. Every ring election must settle
+// on one leader in the first epoch and stay there.
+func TestLeaderLearnedFromAnnouncementIsNotSuspectedBeforeItTakesOffice(t *testing.T) {
+	const n = 512
+	ids := ringnet.Increasing(n)
+	for _, name := range ringAlgorithms {
+		t.Run(name, func(t *testing.T) {
+			s, err := sim.New(sim.Options{Algorithm: name, Members: ids, Seed: 1, OmitMessages: true}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Start()
+			if !s.RunUntil(time.Minute, agreeOn(n)) {
+				t.Fatalf("no agreement on %d: %v", n, s.View(1))
+			}
+			// Ten suspicion timeouts of heartbeats: nobody suspects the
+			// leader, so nobody moves past the first epoch.
+			s.RunFor(10 * s.Timing().WithDefaults().Suspicion)
+			for _, id := range ids {
+				if v := s.View(id); v.Leader != n || v.Epoch != 1 {
+					t.Fatalf("node %d's view %v at %v, want leader %d still in epoch 1", id, v, s.Now(), n)
+				}
+			}
+		})
+	}
+}
