@@ -3,7 +3,6 @@ package changroberts_test
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/ringleader-dev/ringleader/election"
@@ -11,22 +10,9 @@ import (
 	"github.com/ringleader-dev/ringleader/election/ringnet"
 )
 
-// elect runs one all-start-at-once election and checks that every node
-// agrees on the highest ID.
 func elect(t testing.TB, ring []election.NodeID) *ringnet.Net {
 	t.Helper()
-	net, err := ringnet.NewNet("changroberts", ring)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := net.Elect(); err != nil {
-		t.Fatal(err)
-	}
-	leader, ok := net.Agreed()
-	if !ok || leader != slices.Max(ring) {
-		t.Fatalf("ring %v: agreed=%v leader %d, want %d; views %v", short(ring), ok, leader, slices.Max(ring), net.Views)
-	}
-	return net
+	return ringnet.ElectHighest(t, "changroberts", ring)
 }
 
 func short(ring []election.NodeID) []election.NodeID {

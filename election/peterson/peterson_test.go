@@ -2,7 +2,6 @@ package peterson_test
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/ringleader-dev/ringleader/election"
@@ -10,19 +9,9 @@ import (
 	"github.com/ringleader-dev/ringleader/election/ringnet"
 )
 
-func elect(t *testing.T, ring []election.NodeID) *ringnet.Net {
+func elect(t testing.TB, ring []election.NodeID) *ringnet.Net {
 	t.Helper()
-	net, err := ringnet.NewNet("peterson", ring)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := net.Elect(); err != nil {
-		t.Fatal(err)
-	}
-	if leader, ok := net.Agreed(); !ok || leader != slices.Max(ring) {
-		t.Fatalf("n=%d: agreed=%v leader %d, want %d", len(ring), ok, leader, slices.Max(ring))
-	}
-	return net
+	return ringnet.ElectHighest(t, "peterson", ring)
 }
 
 func TestPetersonStaysWithinBoundAndHighestWins(t *testing.T) {

@@ -11,19 +11,9 @@ import (
 	"github.com/ringleader-dev/ringleader/election/ringnet"
 )
 
-func elect(t *testing.T, ids []election.NodeID) *ringnet.Net {
+func elect(t testing.TB, ring []election.NodeID) *ringnet.Net {
 	t.Helper()
-	net, err := ringnet.NewNet("ring", ids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := net.Elect(); err != nil {
-		t.Fatal(err)
-	}
-	if leader, ok := net.Agreed(); !ok || leader != slices.Max(ids) {
-		t.Fatalf("n=%d: agreed=%v leader %d, want %d", len(ids), ok, leader, slices.Max(ids))
-	}
-	return net
+	return ringnet.ElectHighest(t, "ring", ring)
 }
 
 func TestRingConcurrentInitiatorsCostTheHopSumAndOneCoordinator(t *testing.T) {

@@ -3,6 +3,7 @@ package ringnet
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/ringleader-dev/ringleader/election"
@@ -240,4 +241,32 @@ func (n *Net) step(id election.NodeID, ev election.Event) {
 			n.Views[id] = ef.View
 		}
 	}
+}
+
+// TB is the part of testing.TB that ElectHighest uses; taking it rather
+// than testing.TB keeps the testing package out of the binaries that link
+// this one.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// ElectHighest runs one all-start-at-once election of algorithm on ring in
+// the FIFO driver and stops t unless every node agrees on the highest ID.
+// It is the common first step of every ring algorithm's count tests.
+func ElectHighest(t TB, algorithm string, ring []election.NodeID) *Net {
+	t.Helper()
+	net, err := NewNet(algorithm, ring)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := net.Elect(); err != nil {
+		t.Fatal(err)
+	}
+	if leader, ok := net.Agreed(); !ok || leader != slices.Max(ring) {
+		shown := ring[:min(len(ring), 12)]
+		t.Fatalf("%s, n=%d, ring %v…: agreed=%v leader %d, want %d", algorithm, len(ring), shown, ok, leader, slices.Max(ring))
+	}
+	return net
 }
