@@ -8,6 +8,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -164,6 +165,39 @@ type State struct {
 
 // Live reports whether id runs and is not paused.
 func (s State) Live(id election.NodeID) bool { return s.Up[id] && !s.Paused[id] }
+
+// Clone returns a deep copy whose maps are never nil.
+func (s State) Clone() State {
+	return State{Views: cloneMap(s.Views), Up: cloneMap(s.Up), Paused: cloneMap(s.Paused), Cut: cloneMap(s.Cut)}
+}
+
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil {
+		return map[K]V{}
+	}
+	return maps.Clone(m)
+}
+
+// CommonLeader is the leader the most live members view (ties go to the
+// higher ID, as Bully would); None when no live member views one.
+func (s State) CommonLeader(members []election.NodeID) election.NodeID {
+	votes := map[election.NodeID]int{}
+	best, bestVotes := election.None, 0
+	for _, m := range members {
+		if !s.Live(m) {
+			continue
+		}
+		l := s.Views[m].Leader
+		if l == election.None {
+			continue
+		}
+		votes[l]++
+		if votes[l] > bestVotes || (votes[l] == bestVotes && l > best) {
+			best, bestVotes = l, votes[l]
+		}
+	}
+	return best
+}
 
 // Reachable reports whether a message from a reaches b now.
 func (s State) Reachable(a, b election.NodeID) bool {

@@ -180,21 +180,7 @@ func leaderAmong(s chaos.State, members, targets []election.NodeID) election.Nod
 			return n
 		}
 	}
-	votes := map[election.NodeID]int{}
-	best, bestVotes := election.None, 0
-	for _, m := range members {
-		if !s.Live(m) {
-			continue
-		}
-		l := s.Views[m].Leader
-		if l == 0 {
-			continue
-		}
-		votes[l]++
-		if votes[l] > bestVotes || (votes[l] == bestVotes && l > best) {
-			best, bestVotes = l, votes[l]
-		}
-	}
+	best := s.CommonLeader(members)
 	if slices.Contains(targets, best) {
 		return best
 	}

@@ -188,7 +188,7 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 	for _, m := range t.Members {
 		cur.Up[m] = true
 	}
-	t.snaps = []snapshot{{at: t.Start, state: cloneState(cur)}}
+	t.snaps = []snapshot{{at: t.Start, state: cur.Clone()}}
 	lastBoot := map[election.NodeID]string{}
 	deadBoot := map[election.NodeID]string{}
 
@@ -321,28 +321,6 @@ func snapshotState(cur, prev chaos.State) chaos.State {
 	}
 	if !maps.Equal(cur.Cut, prev.Cut) {
 		c.Cut = maps.Clone(cur.Cut)
-	}
-	return c
-}
-
-func cloneState(s chaos.State) chaos.State {
-	c := chaos.State{
-		Views:  make(map[election.NodeID]election.View, len(s.Views)),
-		Up:     make(map[election.NodeID]bool, len(s.Up)),
-		Paused: make(map[election.NodeID]bool, len(s.Paused)),
-		Cut:    make(map[[2]election.NodeID]bool, len(s.Cut)),
-	}
-	for k, v := range s.Views {
-		c.Views[k] = v
-	}
-	for k, v := range s.Up {
-		c.Up[k] = v
-	}
-	for k, v := range s.Paused {
-		c.Paused[k] = v
-	}
-	for k, v := range s.Cut {
-		c.Cut[k] = v
 	}
 	return c
 }

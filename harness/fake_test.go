@@ -108,20 +108,7 @@ func (b *fakeBackend) setView(m election.NodeID, v election.View) {
 }
 
 func (b *fakeBackend) stateLocked() chaos.State {
-	s := chaos.State{Views: map[election.NodeID]election.View{}, Up: map[election.NodeID]bool{}, Paused: map[election.NodeID]bool{}, Cut: map[[2]election.NodeID]bool{}}
-	for k, v := range b.views {
-		s.Views[k] = v
-	}
-	for k, v := range b.up {
-		s.Up[k] = v
-	}
-	for k, v := range b.paused {
-		s.Paused[k] = v
-	}
-	for k, v := range b.cut {
-		s.Cut[k] = v
-	}
-	return s
+	return chaos.State{Views: b.views, Up: b.up, Paused: b.paused, Cut: b.cut}.Clone()
 }
 
 func (b *fakeBackend) State() chaos.State {

@@ -10,27 +10,6 @@ import (
 	"github.com/ringleader-dev/ringleader/scenario"
 )
 
-// LeaderOf is the leader the most live nodes view at s (ties go to the
-// higher ID, as Bully would); None when no live node views one.
-func LeaderOf(s chaos.State, members []election.NodeID) election.NodeID {
-	votes := map[election.NodeID]int{}
-	best, bestVotes := election.None, 0
-	for _, m := range members {
-		if !s.Live(m) {
-			continue
-		}
-		l := s.Views[m].Leader
-		if l == election.None {
-			continue
-		}
-		votes[l]++
-		if votes[l] > bestVotes || (votes[l] == bestVotes && l > best) {
-			best, bestVotes = l, votes[l]
-		}
-	}
-	return best
-}
-
 // pool is the set of nodes an operation can sensibly apply to: only a
 // running node can be killed, only a down one restarted, only a paused one
 // resumed. Symbolic targets pick from it.
@@ -79,13 +58,13 @@ func ResolveTarget(t scenario.Target, op scenario.Op, s chaos.State, members []e
 	case scenario.TargetIDs:
 		return slices.Clone(t.IDs), nil
 	case scenario.TargetLeader:
-		l := LeaderOf(s, members)
+		l := s.CommonLeader(members)
 		if l == election.None {
 			return nil, fmt.Errorf("target leader: no live node views a leader (views: %s)", describeViews(s, members))
 		}
 		return []election.NodeID{l}, nil
 	case scenario.TargetFollower:
-		l := LeaderOf(s, members)
+		l := s.CommonLeader(members)
 		var fs []election.NodeID
 		for _, m := range p {
 			if m != l && s.Live(m) {

@@ -52,7 +52,7 @@ func TestLeaderTargetIsTheLeaderMostLiveNodesView(t *testing.T) {
 	}
 	// A paused node's view does not count.
 	s.Paused[1], s.Paused[2], s.Paused[3] = true, true, true
-	if got := LeaderOf(s, five); got != 5 {
+	if got := s.CommonLeader(five); got != 5 {
 		t.Errorf("with 1-3 paused, leader = %d, want 5 (only 4 votes, for 5)", got)
 	}
 	if _, err := ResolveTarget(scenario.Target{Kind: scenario.TargetLeader}, scenario.OpKill, cluster(five, 0), five, rng()); err == nil {

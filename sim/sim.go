@@ -271,25 +271,7 @@ func (s *Sim) Counts() Counts {
 
 // State is a snapshot of the cluster.
 func (s *Sim) State() chaos.State {
-	st := chaos.State{
-		Views:  make(map[election.NodeID]election.View, len(s.state.Views)),
-		Up:     make(map[election.NodeID]bool, len(s.state.Up)),
-		Paused: make(map[election.NodeID]bool, len(s.state.Paused)),
-		Cut:    make(map[[2]election.NodeID]bool, len(s.state.Cut)),
-	}
-	for k, v := range s.state.Views {
-		st.Views[k] = v
-	}
-	for k, v := range s.state.Up {
-		st.Up[k] = v
-	}
-	for k, v := range s.state.Paused {
-		st.Paused[k] = v
-	}
-	for k, v := range s.state.Cut {
-		st.Cut[k] = v
-	}
-	return st
+	return s.state.Clone()
 }
 
 // View is node id's current view (zero if it has none or is unknown).
