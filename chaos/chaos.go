@@ -11,6 +11,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
@@ -217,7 +218,8 @@ type Backend interface {
 	Apply(ctx context.Context, f Fault, target string) error
 	// Await returns true as soon as cond holds on the current State, or
 	// false once d has passed on the backend's clock (virtual time in the
-	// simulator). cond is re-evaluated whenever a view changes.
+	// simulator). cond is re-evaluated whenever a view changes. A nil
+	// cond is a fixed wait: Await returns false once d has passed.
 	Await(ctx context.Context, d time.Duration, cond func(State) bool) (bool, error)
 	// Now is the backend's clock.
 	Now() time.Time
@@ -226,4 +228,41 @@ type Backend interface {
 	// Close stops every node and removes everything Start created. It is
 	// safe to call after a failed Start and more than once.
 	Close(ctx context.Context) error
+}
+
+// Describe is what every node believes, compactly:
+// "1→4 2→4 3→4 4→4* 5:down" (* marks role leader).
+func (s State) Describe(members []election.NodeID) string {
+	parts := make([]string, 0, len(members))
+	for _, m := range members {
+		if !s.Live(m) {
+			parts = append(parts, fmt.Sprintf("%d:%s", m, s.status(m)))
+			continue
+		}
+		v, ok := s.Views[m]
+		switch {
+		case !ok:
+			parts = append(parts, fmt.Sprintf("%d→?", m))
+		case v.Leader == election.None:
+			parts = append(parts, fmt.Sprintf("%d→none", m))
+		default:
+			star := ""
+			if v.Role == election.Leader {
+				star = "*"
+			}
+			parts = append(parts, fmt.Sprintf("%d→%d%s", m, v.Leader, star))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// status is what id's process is doing, in words.
+func (s State) status(id election.NodeID) string {
+	switch {
+	case !s.Up[id]:
+		return "down"
+	case s.Paused[id]:
+		return "paused"
+	}
+	return "live"
 }

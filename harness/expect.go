@@ -3,7 +3,6 @@ package harness
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/check"
@@ -132,31 +131,7 @@ func highestLive(s chaos.State, members []election.NodeID) election.NodeID {
 	return best
 }
 
-// describeViews is what every node believes, compactly:
-// "1→4 2→4 3→4 4→4* 5:down" (* marks role leader).
-func describeViews(s chaos.State, members []election.NodeID) string {
-	parts := make([]string, 0, len(members))
-	for _, m := range members {
-		if !s.Live(m) {
-			parts = append(parts, fmt.Sprintf("%d:%s", m, liveness(s, m)))
-			continue
-		}
-		v, ok := s.Views[m]
-		switch {
-		case !ok:
-			parts = append(parts, fmt.Sprintf("%d→?", m))
-		case v.Leader == election.None:
-			parts = append(parts, fmt.Sprintf("%d→none", m))
-		default:
-			star := ""
-			if v.Role == election.Leader {
-				star = "*"
-			}
-			parts = append(parts, fmt.Sprintf("%d→%d%s", m, v.Leader, star))
-		}
-	}
-	return strings.Join(parts, " ")
-}
+func describeViews(s chaos.State, members []election.NodeID) string { return s.Describe(members) }
 
 // explain says why an expectation does not hold at s, for the failure line.
 func explain(e *scenario.Expectation, s chaos.State, members []election.NodeID) string {

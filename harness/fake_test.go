@@ -187,6 +187,9 @@ func (b *fakeBackend) elect() {
 }
 
 func (b *fakeBackend) Await(ctx context.Context, d time.Duration, cond func(chaos.State) bool) (bool, error) {
+	if cond == nil {
+		cond = func(chaos.State) bool { return false }
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	deadline := b.now.Add(d)

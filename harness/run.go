@@ -85,7 +85,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	r := &runner{
 		sc: sc, b: backend, opts: opts, sink: sink, alg: alg,
 		members: sc.Members(),
-		rng:     rand.New(rand.NewPCG(uint64(opts.Seed), 0x5ce7a110)),
+		player:  NewPlayer(backend, sc.Cluster, opts.Seed),
 		label:   fmt.Sprintf("[%s %d/%d]", sc.Name, opts.Rep, opts.Reps),
 	}
 	res = &Result{
@@ -155,7 +155,7 @@ type runner struct {
 	sink        history.Sink
 	alg         election.Algorithm
 	members     []election.NodeID
-	rng         *rand.Rand
+	player      *Player
 	label       string
 	res         *Result
 	start, end  time.Time
@@ -188,7 +188,8 @@ func (r *runner) steps(ctx context.Context) error {
 		r.mark(fmt.Sprintf("step %d/%d: %s", i+1, n, sr.Text))
 		t0, w0 := r.b.Now(), time.Now()
 		sr.At, sr.Start = t0, ms(t0.Sub(r.start))
-		err := r.step(ctx, st, &sr)
+		err := r.player.Play(ctx, st, &sr)
+		r.checkpoints = r.player.Checkpoints()
 		t1 := r.b.Now()
 		sr.Millis = ms(t1.Sub(t0))
 		sr.WallMillis = ms(time.Since(w0))
@@ -217,139 +218,6 @@ func (r *runner) steps(ctx context.Context) error {
 			}
 			r.mark(fmt.Sprintf("step %d/%d %s", i+1, n, verdict))
 		}
-	}
-	return nil
-}
-
-func (r *runner) step(ctx context.Context, st scenario.Step, sr *StepResult) error {
-	switch st.Op {
-	case scenario.OpWait:
-		if st.Stable {
-			return r.waitStable(ctx, st, sr)
-		}
-		// A fixed wait: nothing can end it early.
-		_, err := r.b.Await(ctx, st.Duration, func(chaos.State) bool { return false })
-		return err
-	case scenario.OpExpect:
-		return r.expect(ctx, st, sr)
-	}
-	// A checkpoint judges the state at its instant. In virtual time a
-	// fault could land on that very instant and be judged as part of the
-	// settled state; a millisecond keeps them apart.
-	if n := len(r.checkpoints); n > 0 && !r.b.Now().After(r.checkpoints[n-1]) {
-		if _, err := r.b.Await(ctx, time.Millisecond, func(chaos.State) bool { return false }); err != nil {
-			return err
-		}
-	}
-	f, text, err := Resolve(st, r.b.State(), r.members, r.rng)
-	if err != nil {
-		return err
-	}
-	sr.Resolved = resolvedText(f)
-	if err := r.b.Apply(ctx, f, text); err != nil {
-		return fmt.Errorf("%s: %w", st.Op, err)
-	}
-	return nil
-}
-
-func resolvedText(f chaos.Fault) string {
-	switch {
-	case len(f.Groups) > 0:
-		s := ""
-		for i, g := range f.Groups {
-			if i > 0 {
-				s += "|"
-			}
-			s += idsText(g)
-		}
-		return s
-	case len(f.Links) > 0:
-		return fmt.Sprintf("%d links cut", len(f.Links))
-	case len(f.Nodes) == 1:
-		return fmt.Sprintf("node %d", f.Nodes[0])
-	case len(f.Nodes) > 1:
-		return "nodes " + idsText(f.Nodes)
-	}
-	return ""
-}
-
-// settle is how long a stable state must last before wait: stable accepts
-// it: two heartbeats, so that a view recorded a moment before a node's
-// election message arrived does not pass for agreement.
-func (r *runner) settle() time.Duration { return 2 * r.sc.Cluster.Timing.Heartbeat }
-
-func (r *runner) waitStable(ctx context.Context, st scenario.Step, sr *StepResult) error {
-	q := r.sc.Cluster.Quorum
-	stable := func(s chaos.State) bool { return Stable(s, r.members, q) }
-	t0 := r.b.Now()
-	deadline := t0.Add(st.Within)
-	er := &ExpectResult{Step: sr.Index, Line: st.Line, Expect: "stable", Within: ms(st.Within)}
-	sr.Expect = er
-	for {
-		left := deadline.Sub(r.b.Now())
-		if left <= 0 {
-			break
-		}
-		ok, err := r.b.Await(ctx, left, stable)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		at := r.b.Now()
-		broke, err := r.b.Await(ctx, r.settle(), func(s chaos.State) bool { return !stable(s) })
-		if err != nil {
-			return err
-		}
-		if !broke {
-			er.Pass, er.At, er.After = true, at, ms(at.Sub(t0))
-			er.Seen = describeViews(r.b.State(), r.members)
-			r.checkpoints = append(r.checkpoints, r.b.Now())
-			return nil
-		}
-	}
-	er.At = r.b.Now()
-	er.After = ms(er.At.Sub(t0))
-	er.Seen = "not stable within " + st.Within.String() + ": " + describeViews(r.b.State(), r.members)
-	return nil
-}
-
-func (r *runner) expect(ctx context.Context, st scenario.Step, sr *StepResult) error {
-	e := st.Expect
-	er := &ExpectResult{Step: sr.Index, Line: st.Line, Expect: e.String(), Within: ms(e.Within)}
-	sr.Expect = er
-	t0 := r.b.Now()
-	ok, err := r.b.Await(ctx, e.Within, func(s chaos.State) bool { return Holds(e, s, r.members) })
-	if err != nil {
-		return err
-	}
-	s := r.b.State()
-	er.At = r.b.Now()
-	er.Pass, er.After = ok, ms(er.At.Sub(t0))
-	if ok && e.For > 0 {
-		// It held; now it must keep holding for e.For.
-		broke, err := r.b.Await(ctx, e.For, func(s chaos.State) bool { return !Holds(e, s, r.members) })
-		if err != nil {
-			return err
-		}
-		if broke {
-			s = r.b.State()
-			er.Pass = false
-			er.Seen = fmt.Sprintf("held after %v but broke %v later: %s", time.Duration(er.After*float64(time.Millisecond)), r.b.Now().Sub(er.At), explain(e, s, r.members))
-			return nil
-		}
-		s = r.b.State()
-	}
-	if ok {
-		er.Seen = describeViews(s, r.members)
-		// An expectation about every live node is a moment the cluster
-		// is meant to be settled: agreement and bully-max judge it.
-		if (e.On == scenario.OnAllLive || e.On == scenario.OnAll) && (e.Kind == scenario.ExpectLeader || e.Kind == scenario.ExpectHighest) {
-			r.checkpoints = append(r.checkpoints, r.b.Now())
-		}
-	} else {
-		er.Seen = explain(e, s, r.members)
 	}
 	return nil
 }

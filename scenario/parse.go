@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
 )
 
@@ -458,6 +459,7 @@ func (p *parser) steps(n *yaml.Node) []Step {
 }
 
 func opNames() string {
+	ops := Ops()
 	parts := make([]string, len(ops))
 	for i, o := range ops {
 		parts[i] = string(o)
@@ -469,9 +471,8 @@ func opNames() string {
 // within: for wait: stable), or the bare word heal.
 func (p *parser) step(n *yaml.Node, field string) (Step, bool) {
 	st := Step{Line: n.Line}
-	if n.Kind == yaml.ScalarNode && n.Value == string(OpHeal) {
-		st.Op = OpHeal
-		return st, true
+	if n.Kind == yaml.ScalarNode && n.Value == string(chaos.Heal) {
+		return FaultStep(chaos.Spec{Op: chaos.Heal}), true
 	}
 	if n.Kind != yaml.MappingNode {
 		p.errf(n, field, "want a step such as - kill: leader (operations: %s), got %s", opNames(), describe(n))
@@ -522,83 +523,95 @@ func (p *parser) step(n *yaml.Node, field string) (Step, bool) {
 		}
 	case OpExpect:
 		st.Expect = p.expectation(v, field)
-	case OpKill, OpStop, OpPause, OpRestart, OpResume:
-		st.Target = p.target(v, field, st.Op)
-	case OpHeal:
-		if !isNull(v) && !(v.Kind == yaml.MappingNode && len(v.Content) == 0) {
-			p.errf(v, field, "heal takes nothing; write - heal or - heal: {}")
-		}
-	case OpPartition:
-		st.Partition = p.partition(v, field)
-	case OpLoss:
-		lf := p.fields(v, field, "target", "percent")
-		st.Target = p.requiredTarget(v, lf, field, OpLoss)
-		if pn, ok := lf["percent"]; !ok {
-			p.errf(v, field+".percent", "missing; want a percentage in (0, 100]")
-		} else if pct, err := strconv.ParseFloat(pn.Value, 64); pn.Kind != yaml.ScalarNode || err != nil || pct <= 0 || pct > 100 {
-			p.errf(pn, field+".percent", "want a percentage in (0, 100], got %s", describe(pn))
-		} else {
-			st.Loss = pct / 100
-		}
-	case OpDelay:
-		df := p.fields(v, field, "target", "ms", "jitter_ms")
-		st.Target = p.requiredTarget(v, df, field, OpDelay)
-		if mn, ok := df["ms"]; !ok {
-			p.errf(v, field+".ms", "missing; want the added latency in milliseconds")
-		} else if ms, ok := p.int(mn, field+".ms", 1); ok {
-			st.Delay = time.Duration(ms) * time.Millisecond
-		}
-		if jn, ok := df["jitter_ms"]; ok {
-			if j, ok := p.int(jn, field+".jitter_ms", 0); ok {
-				st.Jitter = time.Duration(j) * time.Millisecond
-			}
-		}
+	default:
+		st.Fault = p.fault(chaos.Op(st.Op), v, field)
 	}
 	return st, len(p.errs) == before
 }
 
-func (p *parser) requiredTarget(n *yaml.Node, f map[string]*yaml.Node, field string, op Op) Target {
-	t, ok := f["target"]
-	if !ok {
-		p.errf(n, field+".target", "missing; %s", targetHelp(op))
-		return Target{}
+// fault parses the value of a fault step.
+func (p *parser) fault(op chaos.Op, v *yaml.Node, field string) *chaos.Spec {
+	f := &chaos.Spec{Op: op}
+	switch op {
+	case chaos.Kill, chaos.Stop, chaos.Pause, chaos.Restart, chaos.Resume:
+		f.Target = p.target(v, field, targetHelpFor(chaos.TargetsFor(op)), chaos.TargetsFor(op), string(op))
+	case chaos.Heal:
+		if !isNull(v) && !(v.Kind == yaml.MappingNode && len(v.Content) == 0) {
+			p.errf(v, field, "heal takes nothing; write - heal or - heal: {}")
+		}
+	case chaos.Partition:
+		f.Partition = p.partition(v, field)
+	case chaos.Loss:
+		lf := p.fields(v, field, "target", "percent")
+		f.Target = p.requiredTarget(v, lf, field, op)
+		if pn, ok := lf["percent"]; !ok {
+			p.errf(v, field+".percent", "missing; want a percentage in [0, 100] (0 removes loss)")
+		} else if pct, err := strconv.ParseFloat(pn.Value, 64); pn.Kind != yaml.ScalarNode || err != nil || pct < 0 || pct > 100 || (pct > 0 && pct < 1) {
+			p.errf(pn, field+".percent", "want 0 (no loss) or a percentage in [1, 100] (the container rules drop whole percents), got %s", describe(pn))
+		} else {
+			f.Loss = pct / 100
+		}
+	case chaos.Delay:
+		df := p.fields(v, field, "target", "ms", "jitter_ms")
+		f.Target = p.requiredTarget(v, df, field, op)
+		if mn, ok := df["ms"]; !ok {
+			p.errf(v, field+".ms", "missing; want the added latency in milliseconds (0 removes delay)")
+		} else if ms, ok := p.int(mn, field+".ms", 0); ok {
+			f.Delay = time.Duration(ms) * time.Millisecond
+		}
+		if jn, ok := df["jitter_ms"]; ok {
+			if j, ok := p.int(jn, field+".jitter_ms", 0); ok {
+				f.Jitter = time.Duration(j) * time.Millisecond
+			}
+		}
 	}
-	return p.target(t, field+".target", op)
+	return f
 }
 
-func targetHelp(op Op) string {
+func (p *parser) requiredTarget(n *yaml.Node, f map[string]*yaml.Node, field string, op chaos.Op) chaos.Target {
+	kinds := chaos.TargetsFor(op)
+	t, ok := f["target"]
+	if !ok {
+		p.errf(n, field+".target", "missing; %s", targetHelpFor(kinds))
+		return chaos.Target{}
+	}
+	return p.target(t, field+".target", targetHelpFor(kinds), kinds, string(op))
+}
+
+func targetHelpFor(kinds []chaos.TargetKind) string {
 	var parts []string
-	for _, k := range targetsFor[op] {
+	for _, k := range kinds {
 		parts = append(parts, string(k))
 	}
 	return "valid targets: " + strings.Join(parts, ", ") + ", a node ID or a list of IDs"
 }
 
-// target parses a symbolic target valid for op.
-func (p *parser) target(n *yaml.Node, field string, op Op) Target {
+// target parses a symbolic target, one of kinds, for what (an operation
+// or a partition shape, for the error).
+func (p *parser) target(n *yaml.Node, field, help string, kinds []chaos.TargetKind, what string) chaos.Target {
 	switch {
 	case n.Kind == yaml.SequenceNode:
 		ids, _ := p.ids(n, field, 1)
-		return Target{Kind: TargetIDs, IDs: ids}
+		return chaos.IDs(ids...)
 	case n.Kind == yaml.ScalarNode && !isNull(n):
 		if _, err := strconv.Atoi(n.Value); err == nil {
 			id, _ := p.id(n, field)
-			return Target{Kind: TargetIDs, IDs: []election.NodeID{id}}
+			return chaos.IDs(id)
 		}
-		k := TargetKind(n.Value)
-		if k != TargetIDs && slices.Contains(targetsFor[op], k) {
-			return Target{Kind: k}
+		k := chaos.TargetKind(n.Value)
+		if k != chaos.TargetIDs && slices.Contains(kinds, k) {
+			return chaos.Target{Kind: k}
 		}
-		p.errf(n, field, "unknown target %q for %s; %s", n.Value, op, targetHelp(op))
+		p.errf(n, field, "unknown target %q for %s; %s", n.Value, what, help)
 	default:
-		p.errf(n, field, "want a target; %s; got %s", targetHelp(op), describe(n))
+		p.errf(n, field, "want a target; %s; got %s", help, describe(n))
 	}
-	return Target{}
+	return chaos.Target{}
 }
 
-func (p *parser) partition(n *yaml.Node, field string) *Partition {
+func (p *parser) partition(n *yaml.Node, field string) *chaos.PartitionSpec {
 	f := p.fields(n, field, "groups", "shape", "target", "cut", "one-way")
-	pt := &Partition{}
+	pt := &chaos.PartitionSpec{}
 	var forms []string
 	for _, k := range []string{"groups", "shape", "cut", "one-way"} {
 		if _, ok := f[k]; ok {
@@ -607,14 +620,14 @@ func (p *parser) partition(n *yaml.Node, field string) *Partition {
 	}
 	if n.Kind == yaml.MappingNode && len(forms) != 1 {
 		if len(forms) == 0 {
-			p.errf(n, field, "want exactly one of groups: [[1,2,3],[4,5]], shape: %s, cut: [a, b] or one-way: [from, to]", strings.Join(shapes, "|"))
+			p.errf(n, field, "want exactly one of groups: [[1,2,3],[4,5]], shape: %s, cut: [a, b] or one-way: [from, to]", shapeNames("|"))
 		} else {
 			p.errf(n, field, "%s given together; a partition is exactly one of groups, shape, cut, one-way", strings.Join(forms, " and "))
 		}
 		return pt
 	}
 	if t, ok := f["target"]; ok {
-		if sh, _ := f["shape"]; sh == nil || (sh.Value != ShapeIsolate && sh.Value != ShapeBridge) {
+		if sh, _ := f["shape"]; sh == nil || chaos.TargetsForShape(chaos.Shape(sh.Value)) == nil {
 			p.errf(t, field+".target", "target: applies to shape: isolate and shape: bridge only")
 		}
 	}
@@ -637,28 +650,29 @@ func (p *parser) partition(n *yaml.Node, field string) *Partition {
 		if !ok {
 			return pt
 		}
-		if !slices.Contains(shapes, sh) {
-			p.errf(sn, field+".shape", "unknown shape %q (valid: %s)", sh, strings.Join(shapes, ", "))
+		if !slices.Contains(chaos.Shapes, chaos.Shape(sh)) {
+			p.errf(sn, field+".shape", "unknown shape %q (valid: %s)", sh, shapeNames(", "))
 			return pt
 		}
-		pt.Shape = sh
+		pt.Shape = chaos.Shape(sh)
 		t, hasT := f["target"]
-		switch sh {
-		case ShapeIsolate:
+		kinds := chaos.TargetsForShape(pt.Shape)
+		switch pt.Shape {
+		case chaos.Isolate:
 			if !hasT {
-				p.errf(n, field+".target", "missing: isolate whom? %s", targetHelp("isolate"))
+				p.errf(n, field+".target", "missing: isolate whom? %s", targetHelpFor(kinds))
 				return pt
 			}
-			pt.Target = p.target(t, field+".target", "isolate")
-		case ShapeBridge:
+			pt.Target = p.target(t, field+".target", targetHelpFor(kinds), kinds, sh)
+		case chaos.Bridge:
 			if hasT {
-				pt.Target = p.target(t, field+".target", "bridge")
-				if pt.Target.Kind == TargetIDs && len(pt.Target.IDs) != 1 {
+				pt.Target = p.target(t, field+".target", targetHelpFor(kinds), kinds, sh)
+				if pt.Target.Kind == chaos.TargetIDs && len(pt.Target.IDs) != 1 {
 					p.errf(t, field+".target", "a bridge is one node; give one ID")
 				}
 			}
 		}
-		if len(p.members) > 0 && len(p.members) < 3 && sh != ShapeIsolate {
+		if len(p.members) > 0 && len(p.members) < 3 && pt.Shape != chaos.Isolate {
 			p.errf(sn, field+".shape", "%s needs at least 3 nodes; the cluster has %d", sh, len(p.members))
 		}
 	case f["cut"] != nil:
@@ -667,6 +681,14 @@ func (p *parser) partition(n *yaml.Node, field string) *Partition {
 		pt.OneWay = p.pair(f["one-way"], field+".one-way")
 	}
 	return pt
+}
+
+func shapeNames(sep string) string {
+	parts := make([]string, len(chaos.Shapes))
+	for i, s := range chaos.Shapes {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, sep)
 }
 
 func (p *parser) pair(n *yaml.Node, field string) []election.NodeID {

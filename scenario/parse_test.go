@@ -143,7 +143,7 @@ func TestParseErrorsNameFileLineFieldAndWhatIsValid(t *testing.T) {
 		{"isolate without target", base + "  - partition: {shape: isolate}\n", "bad.yaml:4: steps[1].partition.target:", "isolate whom"},
 		{"target on halves", base + "  - partition: {shape: halves, target: leader}\n", "bad.yaml:4: steps[1].partition.target:", "isolate and shape: bridge only"},
 		{"cut needs two", base + "  - partition: {cut: [1, 2, 3]}\n", "bad.yaml:4: steps[1].partition.cut:", "exactly two"},
-		{"loss percent", base + "  - loss: {target: all, percent: 120}\n", "bad.yaml:4: steps[1].loss.percent:", "(0, 100]"},
+		{"loss percent", base + "  - loss: {target: all, percent: 120}\n", "bad.yaml:4: steps[1].loss.percent:", "[1, 100]"},
 		{"loss without target", base + "  - loss: {percent: 20}\n", "bad.yaml:4: steps[1].loss.target:", "missing"},
 		{"delay without ms", base + "  - delay: {target: all}\n", "bad.yaml:4: steps[1].delay.ms:", "milliseconds"},
 		{"heal with args", base + "  - heal: {all: true}\n", "bad.yaml:4: steps[1].heal:", "takes nothing"},

@@ -13,9 +13,9 @@ package scenario
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
 )
 
@@ -52,29 +52,27 @@ type Cluster struct {
 	Timing election.Timing
 }
 
-// Op is what a step does: one of the chaos operations or wait/expect.
+// Op is what a step does: wait, expect, or one of the fault operations of
+// package chaos (which define the fault language; a scenario only spells
+// it in YAML).
 type Op string
 
 const (
 	OpWait   Op = "wait"
 	OpExpect Op = "expect"
-	// The fault operations carry the names of package chaos.
-	OpKill      Op = "kill"
-	OpStop      Op = "stop"
-	OpRestart   Op = "restart"
-	OpPause     Op = "pause"
-	OpResume    Op = "resume"
-	OpPartition Op = "partition"
-	OpHeal      Op = "heal"
-	OpLoss      Op = "loss"
-	OpDelay     Op = "delay"
 )
 
-// ops is every step operation in the order the docs list them.
-var ops = []Op{OpWait, OpExpect, OpKill, OpStop, OpRestart, OpPause, OpResume, OpPartition, OpHeal, OpLoss, OpDelay}
+// Ops is every step operation in the order the docs list them.
+func Ops() []Op {
+	out := []Op{OpWait, OpExpect}
+	for _, o := range chaos.Ops {
+		out = append(out, Op(o))
+	}
+	return out
+}
 
 // IsFault reports whether the step injects (or heals) a fault.
-func (o Op) IsFault() bool { return o != OpWait && o != OpExpect }
+func (o Op) IsFault() bool { return slices.Contains(chaos.Ops, chaos.Op(o)) }
 
 // Default deadlines. A stable cluster is waited for longer than a single
 // expectation because it may include a whole election after a restart.
@@ -97,15 +95,8 @@ type Step struct {
 	// expect.
 	Expect *Expectation
 
-	// Target of kill, stop, restart, pause, resume, loss, delay and of
-	// the isolate and bridge partition shapes.
-	Target Target
-	// Partition of a partition step.
-	Partition *Partition
-	// Loss is the fraction (0..1] of packets dropped; Delay and Jitter
-	// the added latency.
-	Loss          float64
-	Delay, Jitter time.Duration
+	// Fault of a fault step (Op is then Fault.Op).
+	Fault *chaos.Spec
 }
 
 // String is the step as a person would say it, for progress lines.
@@ -118,113 +109,18 @@ func (s Step) String() string {
 		return fmt.Sprintf("wait %v", s.Duration)
 	case OpExpect:
 		return "expect " + s.Expect.String()
-	case OpPartition:
-		return "partition " + s.Partition.String()
-	case OpHeal:
-		return "heal"
-	case OpLoss:
-		return fmt.Sprintf("loss %g%% %s", s.Loss*100, s.Target)
-	case OpDelay:
-		if s.Jitter > 0 {
-			return fmt.Sprintf("delay %v±%v %s", s.Delay, s.Jitter, s.Target)
-		}
-		return fmt.Sprintf("delay %v %s", s.Delay, s.Target)
 	}
-	return fmt.Sprintf("%s %s", s.Op, s.Target)
-}
-
-// TargetKind is how a target is chosen.
-type TargetKind string
-
-const (
-	// TargetLeader: the leader the most live nodes view.
-	TargetLeader TargetKind = "leader"
-	// TargetFollower: a random live node that is not that leader.
-	TargetFollower TargetKind = "follower"
-	// TargetOne: one random node among those the operation applies to.
-	TargetOne TargetKind = "one"
-	// TargetMinority, TargetMajority: a random ⌊(n−1)/2⌋ or ⌊n/2⌋+1 of
-	// the n configured members, among those the operation applies to.
-	TargetMinority TargetKind = "minority"
-	TargetMajority TargetKind = "majority"
-	// TargetAll: every node the operation applies to.
-	TargetAll TargetKind = "all"
-	// TargetDown: every killed or stopped node (restart).
-	TargetDown TargetKind = "down"
-	// TargetPaused: every paused node (resume).
-	TargetPaused TargetKind = "paused"
-	// TargetIDs: the listed IDs.
-	TargetIDs TargetKind = "ids"
-)
-
-// Target is a symbolic fault target.
-type Target struct {
-	Kind TargetKind
-	IDs  []election.NodeID
-}
-
-func (t Target) String() string {
-	if t.Kind == TargetIDs {
-		return idList(t.IDs)
+	if s.Fault != nil {
+		return s.Fault.String()
 	}
-	return string(t.Kind)
+	return string(s.Op)
 }
 
-// targetsFor lists the symbolic targets that make sense for each operation.
-// A restart of "the leader" or a pause of "the paused nodes" means nothing.
-var targetsFor = map[Op][]TargetKind{
-	OpKill:    {TargetLeader, TargetFollower, TargetOne, TargetMinority, TargetMajority, TargetAll},
-	OpStop:    {TargetLeader, TargetFollower, TargetOne, TargetMinority, TargetMajority, TargetAll},
-	OpPause:   {TargetLeader, TargetFollower, TargetOne, TargetMinority, TargetMajority, TargetAll},
-	OpRestart: {TargetDown, TargetOne, TargetAll},
-	OpResume:  {TargetPaused, TargetOne, TargetAll},
-	OpLoss:    {TargetLeader, TargetFollower, TargetOne, TargetMinority, TargetMajority, TargetAll},
-	OpDelay:   {TargetLeader, TargetFollower, TargetOne, TargetMinority, TargetMajority, TargetAll},
-	// Partition shapes with a target.
-	"isolate": {TargetLeader, TargetFollower, TargetOne, TargetMinority, TargetMajority},
-	"bridge":  {TargetLeader, TargetFollower, TargetOne},
-}
+// FaultStep is the step that applies f.
+func FaultStep(f chaos.Spec) Step { return Step{Op: Op(f.Op), Fault: &f} }
 
-// Partition shapes.
-const (
-	ShapeHalves         = "halves"
-	ShapeMajoritiesRing = "majorities-ring"
-	ShapeBridge         = "bridge"
-	ShapeIsolate        = "isolate"
-)
-
-var shapes = []string{ShapeHalves, ShapeMajoritiesRing, ShapeBridge, ShapeIsolate}
-
-// Partition is one of: explicit Groups, a named Shape (with a Target for
-// isolate and, optionally, bridge), a two-way Cut of one link, or a OneWay
-// cut [from, to].
-type Partition struct {
-	Groups [][]election.NodeID
-	Shape  string
-	Target Target
-	Cut    []election.NodeID // [a, b]
-	OneWay []election.NodeID // [from, to]
-}
-
-func (p *Partition) String() string {
-	switch {
-	case len(p.Groups) > 0:
-		parts := make([]string, len(p.Groups))
-		for i, g := range p.Groups {
-			parts[i] = idList(g)
-		}
-		return strings.Join(parts, "|")
-	case p.Shape == ShapeIsolate || (p.Shape == ShapeBridge && p.Target.Kind != ""):
-		return fmt.Sprintf("%s %s", p.Shape, p.Target)
-	case p.Shape != "":
-		return p.Shape
-	case len(p.Cut) == 2:
-		return fmt.Sprintf("cut %d-%d", p.Cut[0], p.Cut[1])
-	case len(p.OneWay) == 2:
-		return fmt.Sprintf("one-way %d->%d", p.OneWay[0], p.OneWay[1])
-	}
-	return "?"
-}
+// WaitStep is a fixed wait of d.
+func WaitStep(d time.Duration) Step { return Step{Op: OpWait, Duration: d} }
 
 // ExpectKind is what an expectation asserts about leaders.
 type ExpectKind string
@@ -300,10 +196,4 @@ func (s *Scenario) Expected(name string) bool {
 // Members is the cluster's IDs in ring order.
 func (s *Scenario) Members() []election.NodeID { return slices.Clone(s.Cluster.IDs) }
 
-func idList(ids []election.NodeID) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = fmt.Sprint(int(id))
-	}
-	return "[" + strings.Join(parts, ",") + "]"
-}
+func idList(ids []election.NodeID) string { return chaos.IDList(ids) }

@@ -241,6 +241,9 @@ func (b *Backend) stateLocked() chaos.State {
 // Await returns true as soon as cond holds, re-evaluating it whenever a
 // record arrives or a fault changes the state, or false after d.
 func (b *Backend) Await(ctx context.Context, d time.Duration, cond func(chaos.State) bool) (bool, error) {
+	if cond == nil { // a fixed wait
+		cond = func(chaos.State) bool { return false }
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	for {

@@ -1,28 +1,26 @@
-package harness
+package chaos
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
 
-	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
-	"github.com/ringleader-dev/ringleader/scenario"
 )
 
 // pool is the set of nodes an operation can sensibly apply to: only a
 // running node can be killed, only a down one restarted, only a paused one
 // resumed. Symbolic targets pick from it.
-func pool(op scenario.Op, s chaos.State, members []election.NodeID) []election.NodeID {
+func pool(op Op, s State, members []election.NodeID) []election.NodeID {
 	var out []election.NodeID
 	for _, m := range members {
 		var in bool
 		switch op {
-		case scenario.OpRestart:
+		case Restart:
 			in = !s.Up[m]
-		case scenario.OpResume:
+		case Resume:
 			in = s.Up[m] && s.Paused[m]
-		case scenario.OpPause:
+		case Pause:
 			in = s.Live(m)
 		default: // kill, stop, loss, delay, partition shapes
 			in = s.Up[m]
@@ -45,7 +43,7 @@ func pick(rng *rand.Rand, from []election.NodeID, k int) []election.NodeID {
 
 // ResolveTarget turns a symbolic target into node IDs against the state at
 // this moment. op decides the pool symbolic targets choose from.
-func ResolveTarget(t scenario.Target, op scenario.Op, s chaos.State, members []election.NodeID, rng *rand.Rand) ([]election.NodeID, error) {
+func ResolveTarget(t Target, op Op, s State, members []election.NodeID, rng *rand.Rand) ([]election.NodeID, error) {
 	n := len(members)
 	p := pool(op, s, members)
 	sized := func(k int, what string) ([]election.NodeID, error) {
@@ -55,15 +53,15 @@ func ResolveTarget(t scenario.Target, op scenario.Op, s chaos.State, members []e
 		return pick(rng, p, k), nil
 	}
 	switch t.Kind {
-	case scenario.TargetIDs:
+	case TargetIDs:
 		return slices.Clone(t.IDs), nil
-	case scenario.TargetLeader:
+	case TargetLeader:
 		l := s.CommonLeader(members)
 		if l == election.None {
-			return nil, fmt.Errorf("target leader: no live node views a leader (views: %s)", describeViews(s, members))
+			return nil, fmt.Errorf("target leader: no live node views a leader (views: %s)", s.Describe(members))
 		}
 		return []election.NodeID{l}, nil
-	case scenario.TargetFollower:
+	case TargetFollower:
 		l := s.CommonLeader(members)
 		var fs []election.NodeID
 		for _, m := range p {
@@ -75,13 +73,13 @@ func ResolveTarget(t scenario.Target, op scenario.Op, s chaos.State, members []e
 			return nil, fmt.Errorf("target follower: no live node other than the leader %d", l)
 		}
 		return pick(rng, fs, 1), nil
-	case scenario.TargetOne:
+	case TargetOne:
 		return sized(1, "one")
-	case scenario.TargetMinority:
+	case TargetMinority:
 		return sized((n-1)/2, "a minority")
-	case scenario.TargetMajority:
+	case TargetMajority:
 		return sized(n/2+1, "a majority")
-	case scenario.TargetAll, scenario.TargetDown, scenario.TargetPaused:
+	case TargetAll, TargetDown, TargetPaused:
 		if len(p) == 0 {
 			return nil, fmt.Errorf("target %s: no node can be %s", t.Kind, verb(op))
 		}
@@ -90,47 +88,48 @@ func ResolveTarget(t scenario.Target, op scenario.Op, s chaos.State, members []e
 	return nil, fmt.Errorf("target %q: unknown kind", t.Kind)
 }
 
-func verb(op scenario.Op) string {
+func verb(op Op) string {
 	switch op {
-	case scenario.OpRestart:
+	case Restart:
 		return "restarted (none is down)"
-	case scenario.OpResume:
+	case Resume:
 		return "resumed (none is paused)"
-	case scenario.OpPause:
+	case Pause:
 		return "paused (none is live)"
 	}
 	return string(op) + "ed"
 }
 
-// Resolve turns a fault step into a chaos.Fault against the state at this
-// moment, and returns the target text the history records.
-func Resolve(st scenario.Step, s chaos.State, members []election.NodeID, rng *rand.Rand) (chaos.Fault, string, error) {
-	f := chaos.Fault{Op: chaos.Op(st.Op)}
-	text := st.Target.String()
+// Resolve turns the symbolic fault into a Fault against the state at this
+// moment. Every world resolves with this one function: the harness for a
+// scenario step, the explorer for a drawn one.
+func (st Spec) Resolve(s State, members []election.NodeID, rng *rand.Rand) (Fault, error) {
+	f := Fault{Op: st.Op}
 	var err error
 	switch st.Op {
-	case scenario.OpKill, scenario.OpStop, scenario.OpRestart, scenario.OpPause, scenario.OpResume:
+	case Kill, Stop, Restart, Pause, Resume:
 		f.Nodes, err = ResolveTarget(st.Target, st.Op, s, members, rng)
-	case scenario.OpLoss:
+	case Loss:
 		f.Nodes, err = ResolveTarget(st.Target, st.Op, s, members, rng)
 		f.Loss = st.Loss
-	case scenario.OpDelay:
+	case Delay:
 		f.Nodes, err = ResolveTarget(st.Target, st.Op, s, members, rng)
 		f.Delay, f.Jitter = st.Delay, st.Jitter
-	case scenario.OpHeal:
-		text = ""
-	case scenario.OpPartition:
-		text = st.Partition.String()
+	case Heal:
+	case Partition:
+		if st.Partition == nil {
+			return f, fmt.Errorf("partition: no form given")
+		}
 		f.Groups, f.Links, f.Nodes, err = partition(st.Partition, s, members, rng)
 	default:
-		return f, "", fmt.Errorf("step %s is not a fault", st.Op)
+		return f, fmt.Errorf("%q is not a fault (valid: %v)", st.Op, Ops)
 	}
-	return f, text, err
+	return f, err
 }
 
 // partition builds the groups or links of a partition step. Nodes is set
 // for shapes with a target (the isolated or bridging nodes).
-func partition(p *scenario.Partition, s chaos.State, members []election.NodeID, rng *rand.Rand) (groups [][]election.NodeID, links [][2]election.NodeID, nodes []election.NodeID, err error) {
+func partition(p *PartitionSpec, s State, members []election.NodeID, rng *rand.Rand) (groups [][]election.NodeID, links [][2]election.NodeID, nodes []election.NodeID, err error) {
 	sorted := slices.Sorted(slices.Values(members))
 	switch {
 	case len(p.Groups) > 0:
@@ -141,16 +140,16 @@ func partition(p *scenario.Partition, s chaos.State, members []election.NodeID, 
 		links = [][2]election.NodeID{{p.Cut[0], p.Cut[1]}, {p.Cut[1], p.Cut[0]}}
 	case len(p.OneWay) == 2:
 		links = [][2]election.NodeID{{p.OneWay[0], p.OneWay[1]}}
-	case p.Shape == scenario.ShapeHalves:
+	case p.Shape == Halves:
 		// The larger half holds the lower IDs, so that with 5 nodes the
 		// majority {1,2,3} lacks the highest ID: the case where Bully
 		// and quorum Bully disagree.
 		h := (len(sorted) + 1) / 2
 		groups = [][]election.NodeID{slices.Clone(sorted[:h]), slices.Clone(sorted[h:])}
-	case p.Shape == scenario.ShapeMajoritiesRing:
+	case p.Shape == MajoritiesRing:
 		links = majoritiesRing(members)
-	case p.Shape == scenario.ShapeIsolate:
-		nodes, err = ResolveTarget(p.Target, scenario.OpKill, s, members, rng)
+	case p.Shape == Isolate:
+		nodes, err = ResolveTarget(p.Target, Kill, s, members, rng)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -161,10 +160,10 @@ func partition(p *scenario.Partition, s chaos.State, members []election.NodeID, 
 			}
 		}
 		groups = [][]election.NodeID{nodes, rest}
-	case p.Shape == scenario.ShapeBridge:
+	case p.Shape == Bridge:
 		bridge := sorted[len(sorted)/2]
 		if p.Target.Kind != "" {
-			ids, err := ResolveTarget(p.Target, scenario.OpKill, s, members, rng)
+			ids, err := ResolveTarget(p.Target, Kill, s, members, rng)
 			if err != nil {
 				return nil, nil, nil, err
 			}
