@@ -172,4 +172,3 @@ func TestMajoritiesRingLetsEveryNodeSeeADifferentMajority(t *testing.T) {
 		t.Errorf("only %d distinct majorities among 5 nodes", len(seen))
 	}
 }
-
