@@ -10,17 +10,27 @@ import (
 )
 
 // Backend is the simulator behind chaos.Backend, so the harness runs the
-// same scenario files with --backend sim. Delay and Loss configure the
-// network (zero values: constant 1 ms, no loss). Await advances virtual
-// time, so a scenario's "wait 10s" costs microseconds.
+// same scenario files with --backend sim, and the explorer plays the
+// schedules it draws through the same harness code on it. Delay and Loss
+// configure the network (zero values: ScenarioNetwork, no loss). Await
+// advances virtual time, so a scenario's "wait 10s" costs microseconds.
 type Backend struct {
 	Delay Dist
 	Loss  float64
+	// OmitMessages leaves send and recv records out of the history (the
+	// explorer's checkers need views and faults only).
+	OmitMessages bool
 
 	sim *Sim
 }
 
 var _ chaos.Backend = (*Backend)(nil)
+
+// ScenarioNetwork is the message delay of a scenario run in the simulator
+// (ringleader run --backend sim, and every schedule the explorer plays):
+// uniform between 0.5 and 5 ms, so that messages from different senders
+// interleave differently from seed to seed, as they do between containers.
+var ScenarioNetwork = Uniform(500*time.Microsecond, 5*time.Millisecond)
 
 // Name is "sim".
 func (b *Backend) Name() string { return "sim" }
@@ -36,14 +46,19 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	if err := spec.Validate(); err != nil {
 		return err
 	}
+	delay := b.Delay
+	if delay == (Dist{}) {
+		delay = ScenarioNetwork
+	}
 	s, err := New(Options{
-		Algorithm: spec.Algorithm,
-		Members:   spec.Members,
-		Quorum:    spec.Quorum,
-		Timing:    spec.Timing,
-		Seed:      spec.Seed,
-		Delay:     b.Delay,
-		Loss:      b.Loss,
+		Algorithm:    spec.Algorithm,
+		Members:      spec.Members,
+		Quorum:       spec.Quorum,
+		Timing:       spec.Timing,
+		Seed:         spec.Seed,
+		Delay:        delay,
+		Loss:         b.Loss,
+		OmitMessages: b.OmitMessages,
 	}, sink)
 	if err != nil {
 		return err

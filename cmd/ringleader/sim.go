@@ -265,15 +265,27 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Int64("seed", 1, "top-level seed; schedule 0 uses it as is, so --schedules 1 --seed X replays the schedule with seed X")
 	quorum := fs.String("quorum", "", "quorum mode: majority or none")
 	faults := fs.Int("faults", 12, "at most this many faults per schedule")
-	kindList := fs.String("kinds", "", "comma-separated fault kinds to draw (default all: "+strings.Join(explore.FaultKinds[:], ",")+")")
+	kindList := fs.String("kinds", "", "comma-separated fault kinds to draw (default all: "+strings.Join(explore.Kinds, ",")+")")
 	workers := fs.Int("workers", 0, "schedules run in parallel (0: one per CPU); results do not depend on it")
 	hist := fs.String("history", "", "with --schedules 1: write the schedule's full history (JSON lines) to this file")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
+	shrink := fs.Bool("shrink", false, "minimise each failing (and split-brain) schedule while the same checker still fails")
+	save := fs.String("save", "", "with --shrink: write each shrunk schedule as a scenario file DIR/<algorithm>-<checker>-<seed>.yaml")
+	shrinkMax := fs.Int("shrink-max", 5, "with --shrink: shrink at most this many schedules")
+	shrinkSeeds := fs.Int("shrink-seeds", 3, "with --shrink: a candidate must fail on this many simulator seeds")
+	shrinkBudget := fs.Int("shrink-budget", 300, "with --shrink: at most this many candidates per schedule")
+	shrinkTime := fs.Duration("shrink-time", 2*time.Minute, "with --shrink: stop shrinking after this long in all, keeping the smallest schedules found")
 	if status, done := parseFlags(fs, args, stderr); done {
 		return status
 	}
 	if fs.NArg() > 0 {
 		return badFlag(stderr, "explore", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	switch {
+	case *save != "" && !*shrink:
+		return badFlag(stderr, "explore", fmt.Errorf("--save writes shrunk schedules: add --shrink"))
+	case *shrinkMax < 1 || *shrinkSeeds < 1 || *shrinkBudget < 1 || *shrinkTime <= 0:
+		return badFlag(stderr, "explore", fmt.Errorf("--shrink-max, --shrink-seeds, --shrink-budget and --shrink-time must be positive"))
 	}
 	if *algName == "" {
 		return badFlag(stderr, "explore", fmt.Errorf("--algorithm is required (known: %s)", knownAlgorithms()))
@@ -306,8 +318,8 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	if *kindList != "" {
 		opts.Kinds = strings.Split(*kindList, ",")
 		for _, k := range opts.Kinds {
-			if !slices.Contains(explore.FaultKinds[:], k) {
-				return badFlag(stderr, "explore", fmt.Errorf("--kinds %q: unknown kind %q (valid: %s)", *kindList, k, strings.Join(explore.FaultKinds[:], ", ")))
+			if !slices.Contains(explore.Kinds, k) {
+				return badFlag(stderr, "explore", fmt.Errorf("--kinds %q: unknown kind %q (valid: %s)", *kindList, k, strings.Join(explore.Kinds, ", ")))
 			}
 		}
 	}
@@ -332,12 +344,21 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	elapsed := time.Since(start)
+	var shrunk []explore.Shrunk
+	if *shrink {
+		so := explore.ShrinkOptions{Seeds: *shrinkSeeds, Budget: *shrinkBudget, Deadline: time.Now().Add(*shrinkTime)}
+		var status int
+		if shrunk, status = shrinkAndSave(opts, res, *shrinkMax, so, *save, stderr); status != 0 {
+			return status
+		}
+	}
 	if *asJSON {
 		out := struct {
 			explore.Result
-			Seconds            float64 `json:"seconds"`
-			SchedulesPerSecond float64 `json:"schedules_per_second"`
-		}{res, elapsed.Seconds(), float64(res.Schedules) / elapsed.Seconds()}
+			Seconds            float64          `json:"seconds"`
+			SchedulesPerSecond float64          `json:"schedules_per_second"`
+			Shrunk             []explore.Shrunk `json:"shrunk,omitempty"`
+		}{res, elapsed.Seconds(), float64(res.Schedules) / elapsed.Seconds(), shrunk}
 		enc := json.NewEncoder(stdout)
 		if err := enc.Encode(out); err != nil {
 			fmt.Fprintf(stderr, "ringleader sim explore: %v\n", err)
@@ -345,11 +366,57 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		printExplore(stdout, res, elapsed)
+		printShrunk(stdout, shrunk)
 	}
 	if res.Failed() {
 		return 1
 	}
 	return 0
+}
+
+// shrinkAndSave shrinks the failures of res, with progress on stderr, and
+// saves each shrunk schedule under dir when dir is set.
+func shrinkAndSave(opts explore.Options, res explore.Result, max int, so explore.ShrinkOptions, dir string, stderr io.Writer) ([]explore.Shrunk, int) {
+	if res.FailedSchedules+len(res.SplitBrain) == 0 {
+		fmt.Fprintf(stderr, "explore: nothing to shrink: no schedule failed\n")
+		return nil, 0
+	}
+	so.Progress = func(line string) { fmt.Fprintf(stderr, "shrink: %s\n", line) }
+	shrunk, errs := explore.ShrinkFailures(opts, res, max, so)
+	for _, err := range errs {
+		fmt.Fprintf(stderr, "shrink: %v\n", err)
+	}
+	for i := range shrunk {
+		fmt.Fprintf(stderr, "shrink: seed %d (%s): %d steps → %d (%d fault steps) after %d tries\n",
+			shrunk[i].Seed, shrunk[i].Checker, shrunk[i].From, shrunk[i].StepCount, shrunk[i].FaultSteps, shrunk[i].Tried)
+		if dir == "" {
+			continue
+		}
+		path, err := explore.Save(opts, shrunk[i], dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "ringleader sim explore: %v\n", err)
+			return shrunk, 1
+		}
+		shrunk[i].File = path
+	}
+	return shrunk, 0
+}
+
+func printShrunk(w io.Writer, shrunk []explore.Shrunk) {
+	if len(shrunk) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nshrunk:\n")
+	for _, sh := range shrunk {
+		where := ""
+		if sh.File != "" {
+			where = " → " + sh.File
+		}
+		fmt.Fprintf(w, "  seed %d, %s: %d steps, %d of them faults%s\n", sh.Seed, sh.Checker, sh.StepCount, sh.FaultSteps, where)
+		for _, st := range sh.Steps {
+			fmt.Fprintf(w, "    %s\n", st)
+		}
+	}
 }
 
 // exploreOne replays one schedule and keeps its whole history.

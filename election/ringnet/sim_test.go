@@ -2,7 +2,7 @@ package ringnet_test
 
 import (
 	"math/rand/v2"
-	"strconv"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,6 +14,7 @@ import (
 	_ "github.com/ringleader-dev/ringleader/election/ring"
 	"github.com/ringleader-dev/ringleader/election/ringnet"
 	_ "github.com/ringleader-dev/ringleader/election/variabletime"
+	"github.com/ringleader-dev/ringleader/scenario"
 	"github.com/ringleader-dev/ringleader/sim"
 	"github.com/ringleader-dev/ringleader/sim/explore"
 )
@@ -176,34 +177,34 @@ func TestElectionCountsDoNotDependOnMessageTiming(t *testing.T) {
 }
 
 // TestHSAndPetersonElectWithinTheLivenessBoundAfterFaultsThatStalledThem
-// replays explorer schedules (n = 12) in which Hirschberg–Sinclair or
-// Peterson used to stall until their election timeout (5.9 s and 5.3 s at
-// 12 nodes), past the checkers' liveness bound of ten suspicion timeouts.
-// Every claimed property must now hold on each.
+// replays stored explorer schedules (testdata/*.yaml, n = 12) on which
+// Hirschberg–Sinclair or Peterson used to stall until their election
+// timeout (5.9 s and 5.3 s at 12 nodes), past the checkers' liveness bound
+// of ten suspicion timeouts; each file's header says what went wrong. They
+// are scenario files, so they keep testing the same faults whatever becomes
+// of the explorer's generator. Every claimed property must hold on each,
+// for several simulator seeds.
 func TestHSAndPetersonElectWithinTheLivenessBoundAfterFaultsThatStalledThem(t *testing.T) {
-	cases := []struct {
-		algorithm string
-		seed      int64
-		stall     string
-	}{
-		{"hs", 672077022357742823, "dead marks left by two partitions outlived the heal; a reply was carried past its candidate"},
-		{"peterson", 672077022357742823, "dead marks left by two partitions outlived the heal; active nodes skipped"},
-		{"hs", 3444326129920295113, "the first election ran inside a partition; after the heal routes crossed"},
-		{"peterson", 6210689948655719282, "a partition during phase 0 skipped active nodes; nobody heard from them again"},
-		{"peterson", 2362742292347125877, "a hop lost to 30% loss made its sender skip a live active node"},
-		{"hs", 1990299000109069802, "the highest candidate crashed after swallowing its neighbours' probes"},
+	files, err := filepath.Glob("testdata/*-stall-*.yaml")
+	if err != nil || len(files) < 6 {
+		t.Fatalf("want the six stored schedules in testdata, got %v (%v)", files, err)
 	}
-	for _, c := range cases {
-		t.Run(c.algorithm+"/"+strconv.FormatInt(c.seed, 10), func(t *testing.T) {
-			sc, err := explore.One(explore.Options{Algorithm: c.algorithm, N: 12}, c.seed, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(sc.Failed) > 0 {
-				for _, v := range sc.Verdicts {
-					t.Log(v.Checker, v.Summary)
+	for _, f := range files {
+		sc, err := scenario.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			for seed := int64(1); seed <= 3; seed++ {
+				verdicts, err := explore.Replay(sc, seed)
+				if err != nil {
+					t.Fatal(err)
 				}
-				t.Fatalf("seed %d (used to stall: %s): %v failed; faults %v; replay: %s", c.seed, c.stall, sc.Failed, sc.Faults, sc.Replay)
+				for _, v := range verdicts {
+					if !v.Pass {
+						t.Errorf("seed %d: %s failed: %s (replay: ringleader run --backend sim --seed %d %s)", seed, v.Checker, v.Summary, seed, f)
+					}
+				}
 			}
 		})
 	}

@@ -2,7 +2,13 @@
 // algorithm. It runs many short simulated histories, each driven by random
 // faults drawn from its own seed, ends each with a heal and a quiet period,
 // and judges the history with package check. A failing schedule comes back
-// with the command that replays it exactly.
+// with the command that replays it exactly, and can be shrunk to a minimal
+// scenario file (Shrink, Save) that fails the same way on any backend.
+//
+// A schedule is a list of scenario steps in the fault language of package
+// chaos, played through harness.Player on the simulator's chaos.Backend:
+// the same code path as `ringleader run --backend sim`, so a step means the
+// same thing here, in a scenario file, and in containers.
 //
 // Schedule seeds: schedule 0 of top-level seed S has seed S itself, and
 // schedule i > 0 a seed mixed from (S, i). Running one schedule with seed X
@@ -12,11 +18,10 @@ package explore
 
 import (
 	"cmp"
+	"context"
 	"fmt"
-	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,7 +29,9 @@ import (
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/harness"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/scenario"
 	"github.com/ringleader-dev/ringleader/sim"
 )
 
@@ -41,7 +48,7 @@ type Options struct {
 	Seed      int64
 	// MaxFaults per schedule (each schedule draws 1..MaxFaults); zero: 12.
 	MaxFaults int
-	// Kinds restricts the fault kinds drawn (names in FaultKinds), as one
+	// Kinds restricts the fault kinds drawn (names in Kinds), as one
 	// picks a Jepsen nemesis; empty: every kind.
 	Kinds []string
 	// Quiet is the fault-free period after the final heal; the checkers
@@ -87,26 +94,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if len(o.Kinds) > 0 {
 		for _, k := range o.Kinds {
-			if !slices.Contains(FaultKinds[:], k) {
-				return o, fmt.Errorf("explore: fault kind %q: want some of %s", k, strings.Join(FaultKinds[:], ", "))
+			if !slices.Contains(Kinds, k) {
+				return o, fmt.Errorf("explore: fault kind %q: want some of %s", k, strings.Join(Kinds, ", "))
 			}
 		}
 	}
 	return o, nil
-}
-
-// weightsFor returns the weights of the allowed kinds.
-func (o Options) weightsFor() [kinds]int {
-	if len(o.Kinds) == 0 {
-		return defaultWeights
-	}
-	var w [kinds]int
-	for k := range w {
-		if slices.Contains(o.Kinds, FaultKinds[k]) {
-			w[k] = defaultWeights[k]
-		}
-	}
-	return w
 }
 
 // Schedule is the outcome of one schedule.
@@ -127,7 +120,12 @@ type Schedule struct {
 	StaleLeader bool `json:"stale_leader,omitempty"`
 	// Verdicts are the failing verdicts, claimed or not.
 	Verdicts []check.Verdict `json:"verdicts,omitempty"`
-	// Faults describes the schedule, one line per fault.
+	// Steps is the schedule: waits and faults as drawn, symbolic targets
+	// and all. Resolved holds, for each fault step, what it resolved to.
+	Steps    []scenario.Step `json:"-"`
+	Resolved []chaos.Fault   `json:"-"`
+	// Faults describes the schedule, one line per step: virtual time, the
+	// step and what its target resolved to.
 	Faults []string `json:"faults"`
 	Replay string   `json:"replay"`
 }
@@ -210,7 +208,7 @@ func Run(opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("explore: algorithm %s has no quorum mode", alg.Name)
 	}
 	// Fail on a bad configuration once, here, not in every worker.
-	if _, err := sim.New(simOptions(opts, opts.Seed), nil); err != nil {
+	if err := spec(opts, opts.Seed).Validate(); err != nil {
 		return Result{}, fmt.Errorf("explore: %w", err)
 	}
 	res := Result{
@@ -233,7 +231,7 @@ func Run(opts Options) (Result, error) {
 		go func() {
 			defer wg.Done()
 			for i := range idx {
-				sc := runSchedule(opts, alg, res.Claimed, ScheduleSeed(opts.Seed, i), nil)
+				sc := runSchedule(opts, res.Claimed, ScheduleSeed(opts.Seed, i), nil)
 				sc.Index = i
 				results[i] = sc
 				if opts.Progress != nil {
@@ -296,10 +294,10 @@ func One(opts Options, seed int64, sink history.Sink) (Schedule, error) {
 	if err != nil {
 		return Schedule{}, fmt.Errorf("explore: %w", err)
 	}
-	if _, err := sim.New(simOptions(opts, seed), nil); err != nil {
+	if err := spec(opts, seed).Validate(); err != nil {
 		return Schedule{}, fmt.Errorf("explore: %w", err)
 	}
-	return runSchedule(opts, alg, claimed(alg, opts.Quorum), seed, sink), nil
+	return runSchedule(opts, claimed(alg, opts.Quorum), seed, sink), nil
 }
 
 // claimed are the checkers the algorithm claims, without
@@ -314,61 +312,151 @@ func claimed(a election.Algorithm, q election.QuorumMode) []string {
 	return out
 }
 
-func simOptions(o Options, seed int64) sim.Options {
-	return sim.Options{
-		Algorithm: o.Algorithm, Members: o.Members, Quorum: o.Quorum, Timing: o.Timing, Seed: seed,
-		// Delays vary enough that messages from different senders
-		// interleave differently from schedule to schedule.
-		Delay: sim.Uniform(500*time.Microsecond, 5*time.Millisecond),
+// spec is the cluster every schedule starts.
+func spec(o Options, seed int64) chaos.ClusterSpec {
+	return chaos.ClusterSpec{
+		Name: "explore", Algorithm: o.Algorithm, Quorum: o.Quorum,
+		Members: o.Members, Timing: o.Timing, Seed: seed,
 	}
 }
 
-// runSchedule plays one schedule and judges it. extra, when not nil, also
-// receives the history with its messages.
-func runSchedule(o Options, alg election.Algorithm, claims []string, seed int64, extra history.Sink) Schedule {
-	var mem history.Memory
-	so := simOptions(o, seed)
-	var sink history.Sink = &mem
-	if extra != nil {
-		sink = history.Tee{&mem, extra}
-	} else {
-		so.OmitMessages = true
-	}
-	s, err := sim.New(so, sink)
-	if err != nil {
-		panic(err) // the options were checked by Run and One
-	}
-	sc := Schedule{Seed: seed, Replay: ReplayCommand(o, seed)}
-	g := &generator{
-		r:       rand.New(rand.NewPCG(uint64(seed), 0x7363686564)), // "sched"
-		weights: o.weightsFor(),
-		s:       s,
-		members: o.Members,
-		timing:  o.Timing,
-	}
-	s.Start()
-	s.RunFor(g.gap())
-	nf := 1 + g.r.IntN(o.MaxFaults)
-	for i := 0; i < nf; i++ {
-		f, target, ok := g.next()
-		if ok {
-			g.apply(f, target, &sc)
-		}
-		s.RunFor(g.gap())
-	}
-	g.finish(&sc)
-	s.RunFor(o.Quiet)
+func cluster(o Options) scenario.Cluster {
+	return scenario.Cluster{Algorithm: o.Algorithm, IDs: o.Members, Quorum: o.Quorum, Timing: o.Timing}
+}
 
+// session is one schedule being played: a fresh simulated cluster, the
+// harness's player on it, and the history in memory.
+type session struct {
+	o      Options
+	b      *sim.Backend
+	p      *harness.Player
+	mem    history.Memory
+	played Schedule
+}
+
+// newSession starts the cluster. extra, when not nil, also receives the
+// history with its messages (without it, messages are left out: the
+// checkers the explorer runs need views and faults only).
+func newSession(o Options, seed int64, extra history.Sink) (*session, error) {
+	x := &session{o: o, b: &sim.Backend{OmitMessages: extra == nil}}
+	var sink history.Sink = &x.mem
+	if extra != nil {
+		sink = history.Tee{&x.mem, extra}
+	}
+	if err := x.b.Start(context.Background(), spec(o, seed), sink); err != nil {
+		return nil, err
+	}
+	x.p = harness.NewPlayer(x.b, cluster(o), seed)
+	return x, nil
+}
+
+// play plays one step and notes it in the schedule. A step that cannot be
+// carried out is noted as FAILED, and the error returned.
+func (x *session) play(st scenario.Step) error {
+	at := x.b.Now().Sub(history.SimOrigin)
+	var sr harness.StepResult
+	err := x.p.Play(context.Background(), st, &sr)
+	x.played.Steps = append(x.played.Steps, st)
+	if st.Fault != nil {
+		// What the step resolved to, from its record: the player
+		// resolved it against the state just before applying it.
+		x.played.Resolved = append(x.played.Resolved, x.lastFault())
+	}
+	if st.Op == scenario.OpWait {
+		return err
+	}
+	line := fmt.Sprintf("%v %s", at.Round(time.Millisecond), st)
+	if sr.Resolved != "" {
+		line += " → " + sr.Resolved
+	}
+	if err != nil {
+		line += " FAILED: " + err.Error()
+	}
+	x.played.Faults = append(x.played.Faults, line)
+	return err
+}
+
+// lastFault is the fault of the latest nemesis record.
+func (x *session) lastFault() chaos.Fault {
+	recs := x.mem.Records()
+	for i := len(recs) - 1; i >= 0; i-- {
+		if f := recs[i].Fault; f != nil {
+			return chaos.Fault{Op: chaos.Op(f.Op), Nodes: f.Nodes, Groups: f.Groups, Links: f.Links}
+		}
+	}
+	return chaos.Fault{}
+}
+
+// judge ends the history as the harness does (a mark at the end, so the
+// checkers judge the state after the last wait) and runs the checkers
+// with the options the harness would give a scenario file of these steps.
+func (x *session) judge(names []string) []check.Verdict {
+	_ = x.mem.Append(history.Record{Time: x.b.Now(), Process: harness.HarnessProcess, Kind: history.KindMark, Note: "end"})
+	return check.Run(x.mem.Records(), check.Options{
+		Algorithm: mustLookup(x.o.Algorithm), Quorum: x.o.Quorum, Members: x.o.Members, Timing: x.o.Timing,
+		Checkpoints: x.p.Checkpoints(), LivenessBound: x.o.Quiet,
+	}, names...)
+}
+
+func mustLookup(name string) election.Algorithm {
+	a, err := election.Lookup(name)
+	if err != nil {
+		panic(err) // checked by Run and One before any schedule
+	}
+	return a
+}
+
+// judged are the checkers every schedule runs: the claimed ones, plus
+// no-split-brain and epoch-safety, counted for every algorithm.
+func judged(claims []string) []string {
 	names := slices.Clone(claims)
 	for _, always := range []string{check.NoSplitBrain, check.EpochSafety} {
 		if !slices.Contains(names, always) {
 			names = append(names, always)
 		}
 	}
-	verdicts := check.Run(mem.Records(), check.Options{
-		Algorithm: alg, Quorum: o.Quorum, Members: o.Members, Timing: o.Timing,
-		Checkpoints: []time.Time{s.Time()}, LivenessBound: o.Quiet,
-	}, names...)
+	return names
+}
+
+// runSchedule draws one schedule from its seed, plays it and judges it.
+// extra, when not nil, also receives the history with its messages.
+func runSchedule(o Options, claims []string, seed int64, extra history.Sink) Schedule {
+	x, err := newSession(o, seed, extra)
+	if err != nil {
+		panic(err) // the options were checked by Run and One
+	}
+	g := newGenerator(o, seed)
+	netFaults := false
+	x.play(g.gap())
+	nf := 1 + g.r.IntN(o.MaxFaults)
+	for i := 0; i < nf; i++ {
+		if f, ok := g.next(x.b.State()); ok {
+			// A generated step that fails is a bug in the generator;
+			// the schedule's lines say so (FAILED) and the tests look.
+			_ = x.play(scenario.FaultStep(f))
+			switch f.Op {
+			case chaos.Partition, chaos.Loss, chaos.Delay:
+				netFaults = true
+			case chaos.Heal:
+				netFaults = false
+			}
+		}
+		x.play(g.gap())
+	}
+	for _, f := range g.finish(x.b.State(), netFaults) {
+		_ = x.play(scenario.FaultStep(f))
+	}
+	x.play(scenario.WaitStep(o.Quiet))
+
+	sc := x.played
+	sc.Seed, sc.Replay = seed, ReplayCommand(o, seed)
+	sc.judge(x.judge(judged(claims)), claims)
+	return sc
+}
+
+// judge records the verdicts: the failing ones, which claimed checkers
+// failed, and the split-brain, epoch and stale-leader flags.
+func (sc *Schedule) judge(verdicts []check.Verdict, claims []string) {
 	for _, v := range verdicts {
 		if ev, ok := v.Evidence.(check.SplitBrainEvidence); ok && len(ev.StaleOverlaps) > 0 {
 			sc.StaleLeader = true
@@ -387,278 +475,6 @@ func runSchedule(o Options, alg election.Algorithm, claims []string, seed int64,
 			sc.EpochConflict = true
 		}
 	}
-	return sc
-}
-
-// generator draws one schedule's faults from its own random stream. It
-// looks at the simulator's state only through what a nemesis could see
-// (who runs, who is paused, who believes it leads), so the same seed gives
-// the same schedule.
-type generator struct {
-	r       *rand.Rand
-	weights [kinds]int
-	s       *sim.Sim
-	members []election.NodeID
-	timing  election.Timing
-	netBad  bool // a partition, loss or delay is in force
-}
-
-// gap is the time between faults: up to three suspicion timeouts, so that
-// some faults land mid-election and some after the cluster settled.
-func (g *generator) gap() time.Duration {
-	return time.Duration(g.r.Int64N(int64(3 * g.timing.Suspicion)))
-}
-
-type kind int
-
-const (
-	kKill kind = iota
-	kStop
-	kRestart
-	kPause
-	kResume
-	kHalves
-	kIsolate
-	kBridge
-	kOneWay
-	kHeal
-	kLoss
-	kDelay
-	kinds
-)
-
-// FaultKinds names the kinds the generator draws, for Options.Kinds and
-// the --kinds flag: halves and isolate and bridge are partitions into two
-// halves, one node against the rest, and two sides joined by one node (not
-// transitive); one-way cuts a single direction of one link.
-var FaultKinds = [kinds]string{
-	kKill: "kill", kStop: "stop", kRestart: "restart", kPause: "pause", kResume: "resume",
-	kHalves: "halves", kIsolate: "isolate", kBridge: "bridge", kOneWay: "one-way", kHeal: "heal",
-	kLoss: "loss", kDelay: "delay",
-}
-
-// defaultWeights of each fault kind: crashes and partitions dominate,
-// since they are what elections exist for.
-var defaultWeights = [kinds]int{
-	kKill: 4, kStop: 1, kRestart: 4, kPause: 2, kResume: 2,
-	kHalves: 3, kIsolate: 3, kBridge: 2, kOneWay: 2, kHeal: 3, kLoss: 1, kDelay: 1,
-}
-
-func (g *generator) pickKind() kind {
-	total := 0
-	for _, w := range g.weights {
-		total += w
-	}
-	x := g.r.IntN(total)
-	for k, w := range g.weights {
-		if x < w {
-			return kind(k)
-		}
-		x -= w
-	}
-	return kHeal
-}
-
-func (g *generator) where(pred func(election.NodeID) bool) []election.NodeID {
-	var out []election.NodeID
-	for _, id := range g.members {
-		if pred(id) {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-func (g *generator) pick(ids []election.NodeID) election.NodeID { return ids[g.r.IntN(len(ids))] }
-
-// victim picks from candidates, half the time a node that believes it
-// leads (the interesting one to hurt), and names the target accordingly.
-func (g *generator) victim(cands []election.NodeID) (election.NodeID, string) {
-	if g.r.IntN(2) == 0 {
-		var leaders []election.NodeID
-		for _, id := range cands {
-			if v := g.s.View(id); v.Role == election.Leader && v.Leader == id {
-				leaders = append(leaders, id)
-			}
-		}
-		if len(leaders) > 0 {
-			return g.pick(leaders), "leader"
-		}
-	}
-	id := g.pick(cands)
-	return id, strconv.Itoa(int(id))
-}
-
-func (g *generator) shuffled() []election.NodeID {
-	ids := slices.Clone(g.members)
-	g.r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
-	return ids
-}
-
-// next draws a fault that can apply now; ok is false when none could be
-// found (a one-node cluster with nothing to do).
-func (g *generator) next() (chaos.Fault, string, bool) {
-	n := len(g.members)
-	running := g.where(func(id election.NodeID) bool { return g.s.Up(id) && !g.s.Paused(id) })
-	down := g.where(func(id election.NodeID) bool { return !g.s.Up(id) })
-	paused := g.where(g.s.Paused)
-	for try := 0; try < 20; try++ {
-		switch k := g.pickKind(); k {
-		case kKill, kStop:
-			up := g.where(g.s.Up)
-			if len(up) == 0 {
-				continue
-			}
-			id, target := g.victim(up)
-			op := chaos.Kill
-			if k == kStop {
-				op = chaos.Stop
-			}
-			return chaos.Fault{Op: op, Nodes: []election.NodeID{id}}, target, true
-		case kRestart:
-			if len(down) == 0 {
-				continue
-			}
-			id := g.pick(down)
-			return chaos.Fault{Op: chaos.Restart, Nodes: []election.NodeID{id}}, strconv.Itoa(int(id)), true
-		case kPause:
-			if len(running) == 0 {
-				continue
-			}
-			id, target := g.victim(running)
-			return chaos.Fault{Op: chaos.Pause, Nodes: []election.NodeID{id}}, target, true
-		case kResume:
-			if len(paused) == 0 {
-				continue
-			}
-			id := g.pick(paused)
-			return chaos.Fault{Op: chaos.Resume, Nodes: []election.NodeID{id}}, strconv.Itoa(int(id)), true
-		case kHalves:
-			if n < 2 {
-				continue
-			}
-			ids := g.shuffled()
-			a, b := slices.Clone(ids[:n/2]), slices.Clone(ids[n/2:])
-			slices.Sort(a)
-			slices.Sort(b)
-			return chaos.Fault{Op: chaos.Partition, Groups: [][]election.NodeID{a, b}}, "halves", true
-		case kIsolate:
-			if n < 2 {
-				continue
-			}
-			id, target := g.victim(g.members)
-			rest := g.where(func(x election.NodeID) bool { return x != id })
-			return chaos.Fault{Op: chaos.Partition, Groups: [][]election.NodeID{{id}, rest}}, "isolate " + target, true
-		case kBridge:
-			if n < 3 {
-				continue
-			}
-			// The bridge talks to both sides; the sides cannot talk
-			// to each other: a partition that is not transitive.
-			ids := g.shuffled()
-			bridge := ids[0]
-			cutAt := 1 + g.r.IntN(n-2)
-			a := append([]election.NodeID{bridge}, ids[1:1+cutAt]...)
-			b := append([]election.NodeID{bridge}, ids[1+cutAt:]...)
-			slices.Sort(a)
-			slices.Sort(b)
-			return chaos.Fault{Op: chaos.Partition, Groups: [][]election.NodeID{a, b}}, "bridge " + strconv.Itoa(int(bridge)), true
-		case kOneWay:
-			if n < 2 {
-				continue
-			}
-			ids := g.shuffled()
-			return chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{ids[0], ids[1]}}}, "one-way", true
-		case kHeal:
-			return chaos.Fault{Op: chaos.Heal}, "all", true
-		case kLoss:
-			id := g.pick(g.members)
-			return chaos.Fault{Op: chaos.Loss, Nodes: []election.NodeID{id}, Loss: float64(1+g.r.IntN(5)) / 10}, strconv.Itoa(int(id)), true
-		case kDelay:
-			id := g.pick(g.members)
-			d := time.Duration(1+g.r.IntN(10)) * 5 * time.Millisecond
-			j := time.Duration(g.r.IntN(5)) * 5 * time.Millisecond
-			return chaos.Fault{Op: chaos.Delay, Nodes: []election.NodeID{id}, Delay: d, Jitter: j}, strconv.Itoa(int(id)), true
-		}
-	}
-	return chaos.Fault{}, "", false
-}
-
-func (g *generator) apply(f chaos.Fault, target string, sc *Schedule) {
-	if err := g.s.Apply(f, target); err != nil {
-		// The generator only draws applicable faults; a failure here is
-		// a bug in it, and the record in the history says so.
-		sc.Faults = append(sc.Faults, fmt.Sprintf("%v %s FAILED: %v", g.s.Now(), describe(f), err))
-		return
-	}
-	switch f.Op {
-	case chaos.Partition, chaos.Loss, chaos.Delay:
-		g.netBad = true
-	case chaos.Heal:
-		g.netBad = false
-	}
-	label := describe(f)
-	if target == "leader" || strings.HasPrefix(target, "isolate leader") {
-		label += " (the leader)"
-	}
-	sc.Faults = append(sc.Faults, fmt.Sprintf("%v %s", g.s.Now(), label))
-}
-
-// finish ends the schedule so the checkers have a stable cluster to judge:
-// heal the network, resume every paused node, and restart crashed nodes
-// (lowest first) until a majority runs, so a quorum algorithm can elect.
-// Nodes beyond that stay down: the leader may well be among them.
-func (g *generator) finish(sc *Schedule) {
-	if g.netBad {
-		g.apply(chaos.Fault{Op: chaos.Heal}, "all", sc)
-	}
-	if paused := g.where(g.s.Paused); len(paused) > 0 {
-		g.apply(chaos.Fault{Op: chaos.Resume, Nodes: paused}, idsText(paused), sc)
-	}
-	up := len(g.where(g.s.Up))
-	var restart []election.NodeID
-	for _, id := range g.where(func(id election.NodeID) bool { return !g.s.Up(id) }) {
-		if up >= len(g.members)/2+1 {
-			break
-		}
-		restart = append(restart, id)
-		up++
-	}
-	if len(restart) > 0 {
-		g.apply(chaos.Fault{Op: chaos.Restart, Nodes: restart}, idsText(restart), sc)
-	}
-}
-
-func describe(f chaos.Fault) string {
-	switch f.Op {
-	case chaos.Partition:
-		var parts []string
-		for _, gr := range f.Groups {
-			parts = append(parts, idsText(gr))
-		}
-		for _, l := range f.Links {
-			parts = append(parts, fmt.Sprintf("%d->%d", l[0], l[1]))
-		}
-		if len(f.Groups) > 0 {
-			return "partition " + strings.Join(parts, " | ")
-		}
-		return "cut " + strings.Join(parts, " ")
-	case chaos.Heal:
-		return "heal"
-	case chaos.Loss:
-		return fmt.Sprintf("loss %s %.0f%%", idsText(f.Nodes), f.Loss*100)
-	case chaos.Delay:
-		return fmt.Sprintf("delay %s %v±%v", idsText(f.Nodes), f.Delay, f.Jitter)
-	}
-	return fmt.Sprintf("%s %s", f.Op, idsText(f.Nodes))
-}
-
-func idsText(ids []election.NodeID) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = strconv.Itoa(int(id))
-	}
-	return strings.Join(parts, ",")
 }
 
 // SortedFailures lists Failures' keys in checker order, for printing.
@@ -671,4 +487,41 @@ func (r Result) SortedFailures() []string {
 		return cmp.Compare(slices.Index(check.Names, a), slices.Index(check.Names, b))
 	})
 	return keys
+}
+
+// Replay plays a scenario's steps on the simulator the way the explorer
+// plays its schedules (same backend, same player), with simulator seed
+// seed, and judges the history with the scenario's checkers (the ones its
+// algorithm claims when it names none, plus those in expect_checkers). It
+// is how stored schedule files serve as regression tests.
+func Replay(sc *scenario.Scenario, seed int64) ([]check.Verdict, error) {
+	o := Options{Algorithm: sc.Cluster.Algorithm, Members: sc.Members(), Quorum: sc.Cluster.Quorum, Timing: sc.Cluster.Timing, Quiet: sc.LivenessBound}
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	alg, err := election.Lookup(o.Algorithm)
+	if err != nil {
+		return nil, fmt.Errorf("explore: %w", err)
+	}
+	x, err := newSession(o, seed, nil)
+	if err != nil {
+		return nil, fmt.Errorf("explore: %s: %w", sc.Name, err)
+	}
+	for i, st := range sc.Steps {
+		if err := x.play(st); err != nil {
+			return nil, fmt.Errorf("explore: %s: step %d (line %d, %s): %w", sc.Name, i+1, st.Line, st, err)
+		}
+	}
+	names := slices.Clone(sc.Checkers)
+	if len(names) == 0 {
+		names = claimed(alg, o.Quorum)
+	}
+	for name := range sc.ExpectCheckers {
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return x.judge(names), nil
 }

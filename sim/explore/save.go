@@ -1,0 +1,144 @@
+package explore
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/scenario"
+)
+
+// Scenario is a shrunk schedule as a scenario file's contents: the cluster
+// it was found on, its steps, and the failing checker as the only one run,
+// expected to fail — so that `ringleader run FILE` exits 0 exactly when the
+// failure reproduces, on either backend.
+func Scenario(o Options, sh Shrunk) *scenario.Scenario {
+	name := FileStem(o.Algorithm, sh.Checker, sh.Seed)
+	return &scenario.Scenario{
+		Name: name,
+		Description: fmt.Sprintf("A %d-node %s %s schedule the explorer found breaking %s (seed %d), shrunk from %d to %d steps. It passes when %s fails, as it did in the simulator.",
+			len(o.Members), o.Algorithm, quorumText(o.Quorum), sh.Checker, sh.Seed, sh.From, sh.StepCount, sh.Checker),
+		Cluster:        cluster(o),
+		Steps:          sh.Steps,
+		Repeat:         1,
+		Checkers:       []string{sh.Checker},
+		ExpectCheckers: map[string]bool{sh.Checker: false},
+		LivenessBound:  o.Quiet,
+	}
+}
+
+// FileStem is the saved file's name without .yaml, and the scenario's name:
+// <algorithm>-<checker>-<seed>.
+func FileStem(algorithm, checker string, seed int64) string {
+	return fmt.Sprintf("%s-%s-%d", algorithm, checker, seed)
+}
+
+func quorumText(q election.QuorumMode) string {
+	if q == election.Majority {
+		return "quorum-majority"
+	}
+	return "no-quorum"
+}
+
+// Header is the comment that opens a saved file: how it was found, so that
+// anyone holding only the file can find it again.
+func Header(o Options, sh Shrunk) string {
+	lines := []string{
+		"Found by `ringleader sim explore` and shrunk; run it with",
+		"  ringleader run --backend sim FILE     (or --backend docker)",
+		"which exits 0 exactly when the failure reproduces.",
+		"",
+		fmt.Sprintf("algorithm: %s   n: %d   quorum: %s   seed: %d", o.Algorithm, len(o.Members), quorumName(o.Quorum), sh.Seed),
+		fmt.Sprintf("commit: %s", commit()),
+		fmt.Sprintf("checker: %s fails: %s", sh.Checker, oneLine(sh.Evidence)),
+		fmt.Sprintf("shrunk from %d to %d steps (%d fault steps) in %d tries on %s%s", sh.From, sh.StepCount, sh.FaultSteps, sh.Tried, seedsText(sh), widenedText(sh)),
+		"the unshrunk schedule: " + ReplayCommand(o, sh.Seed),
+	}
+	return strings.Join(lines, "\n")
+}
+
+func seedsText(sh Shrunk) string {
+	if sh.Exhausted {
+		return "the simulator (budget spent: maybe not minimal)"
+	}
+	return "every seed tried in the simulator"
+}
+
+func widenedText(sh Shrunk) string {
+	if sh.WaitMargin > 0 {
+		return fmt.Sprintf("; every wait then widened %g×, so a slower world still gets there", sh.WaitMargin)
+	}
+	return ""
+}
+
+func quorumName(q election.QuorumMode) string {
+	if q == election.Majority {
+		return "majority"
+	}
+	return "none"
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 160 {
+		s = s[:157] + "..."
+	}
+	return s
+}
+
+// commit is the VCS revision this binary was built from, as go build
+// stamps it.
+func commit() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	rev, dirty := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "unknown (not built from a git checkout with go build)"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += " (with uncommitted changes)"
+	}
+	return rev
+}
+
+// Save writes sh as DIR/<algorithm>-<checker>-<seed>.yaml and returns the
+// path. The file is parsed back before it is kept: a saved schedule is
+// always a valid scenario.
+func Save(o Options, sh Shrunk, dir string) (string, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return "", err
+	}
+	sc := Scenario(o, sh)
+	data, err := scenario.Format(sc, Header(o, sh))
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, sc.Name+".yaml")
+	if _, err := scenario.Parse(path, data); err != nil {
+		return "", fmt.Errorf("explore: the shrunk schedule does not read back as a scenario (a bug): %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("explore: --save: %w", err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return "", fmt.Errorf("explore: --save: %w", err)
+	}
+	return path, nil
+}
