@@ -19,7 +19,7 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 build: ## build the static ringleader binary into bin/
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN) ./cmd/ringleader
+	CGO_ENABLED=0 $(GO) build -buildvcs=auto -trimpath -ldflags='-s -w' -o $(BIN) ./cmd/ringleader
 
 images: ## build the node image FROM scratch (nothing is pulled)
 	CGO_ENABLED=0 $(GO) build -tags nodeimage -trimpath -ldflags='-s -w' -o bin/node/ringleader ./cmd/ringleader
