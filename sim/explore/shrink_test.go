@@ -1,0 +1,156 @@
+package explore
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/ringleader-dev/ringleader/check"
+	"github.com/ringleader-dev/ringleader/election"
+	_ "github.com/ringleader-dev/ringleader/election/bully"
+	"github.com/ringleader-dev/ringleader/scenario"
+)
+
+// splitBrainSchedule explores plain Bully until it finds split brain.
+func splitBrainSchedule(t *testing.T) (Options, Schedule) {
+	t.Helper()
+	o := Options{Algorithm: "bully", N: 5, Schedules: 40, Seed: 11}
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.SplitBrain) == 0 {
+		t.Fatalf("no split brain in 40 schedules of plain Bully: %+v", res)
+	}
+	return o, res.SplitBrain[0]
+}
+
+func fails(t *testing.T, sc *scenario.Scenario, seed int64, checker string) bool {
+	t.Helper()
+	verdicts, err := Replay(sc, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range verdicts {
+		if v.Checker == checker {
+			return !v.Pass
+		}
+	}
+	t.Fatalf("%s did not run on %s (verdicts %v)", checker, sc.Name, verdicts)
+	return false
+}
+
+func TestShrunkSplitBrainIsSmallAndFailsOnEverySeedItWasShrunkOn(t *testing.T) {
+	o, sc := splitBrainSchedule(t)
+	var progress []string
+	sh, err := Shrink(o, sc, check.NoSplitBrain, ShrinkOptions{Progress: func(l string) { progress = append(progress, l) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh.FaultSteps > 4 || sh.StepCount >= len(sc.Steps) {
+		t.Errorf("shrunk %d steps to %d with %d faults: %v", len(sc.Steps), sh.StepCount, sh.FaultSteps, sh.Steps)
+	}
+	if len(progress) == 0 || sh.Tried == 0 || sh.Evidence == "" {
+		t.Errorf("no progress lines (%v), tries (%d) or evidence (%q)", progress, sh.Tried, sh.Evidence)
+	}
+	for _, st := range sh.Steps {
+		if st.Fault != nil && st.Fault.Target.IsRandom() {
+			t.Errorf("step %s still draws its target at random", st)
+		}
+	}
+	full, _ := o.withDefaults()
+	saved := Scenario(full, sh)
+	for i := 0; i < 3; i++ {
+		if !fails(t, saved, ScheduleSeed(sh.Seed, i), check.NoSplitBrain) {
+			t.Errorf("the shrunk schedule shows no split brain with seed %d: %v", ScheduleSeed(sh.Seed, i), sh.Steps)
+		}
+	}
+	again, err := Shrink(o, sc, check.NoSplitBrain, ShrinkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again.Steps, sh.Steps) {
+		t.Errorf("shrinking twice gave\n%v\nand\n%v", sh.Steps, again.Steps)
+	}
+}
+
+func TestSavedScheduleIsAScenarioThatExpectsItsFailure(t *testing.T) {
+	o, sc := splitBrainSchedule(t)
+	sh, err := Shrink(o, sc, check.NoSplitBrain, ShrinkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path, err := Save(o, sh, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, FileStem("bully", check.NoSplitBrain, sc.Seed)+".yaml"); path != want {
+		t.Errorf("saved as %s, want %s", path, want)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# algorithm: bully   n: 5   quorum: none   seed: ", "# commit: ", "# checker: no-split-brain fails: ", "expect_checkers: {no-split-brain: fail}"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("%s lacks %q:\n%s", path, want, data)
+		}
+	}
+	back, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Checkers, []string{check.NoSplitBrain}) || back.Expected(check.NoSplitBrain) {
+		t.Errorf("checkers %v, expected no-split-brain to %v", back.Checkers, back.Expected(check.NoSplitBrain))
+	}
+	if !fails(t, back, sc.Seed, check.NoSplitBrain) {
+		t.Error("the file read back shows no split brain")
+	}
+}
+
+func TestAScheduleThatDoesNotFailIsNotShrunk(t *testing.T) {
+	o, sc := splitBrainSchedule(t)
+	// Nothing but waits: no seed shows split brain.
+	calm := sc
+	calm.Steps, calm.Resolved = []scenario.Step{scenario.WaitStep(check.DefaultLivenessBound(election.Timing{}))}, nil
+	if _, err := Shrink(o, calm, check.NoSplitBrain, ShrinkOptions{}); err == nil || !strings.Contains(err.Error(), "does not fail") {
+		t.Fatalf("shrinking a schedule that does not fail: %v", err)
+	}
+}
+
+// TestStoredSplitBrainSchedulesSplitWithoutQuorumAndNeverWithIt replays
+// the split-brain schedules the explorer found and shrank (testdata) as
+// regression tests: plain Bully must still split on each, on several
+// seeds, and quorum Bully must never, on the same faults.
+func TestStoredSplitBrainSchedulesSplitWithoutQuorumAndNeverWithIt(t *testing.T) {
+	files, err := filepath.Glob("testdata/bully-no-split-brain-*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no stored schedules: %v", err)
+	}
+	for _, f := range files {
+		sc, err := scenario.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		quorum := *sc
+		quorum.Cluster.Quorum = election.Majority
+		quorum.Checkers, quorum.ExpectCheckers = []string{check.NoSplitBrain, check.EpochSafety}, nil
+		for seed := int64(1); seed <= 3; seed++ {
+			if !fails(t, sc, seed, check.NoSplitBrain) {
+				t.Errorf("%s, seed %d: plain Bully no longer splits", f, seed)
+			}
+			verdicts, err := Replay(&quorum, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range verdicts {
+				if !v.Pass {
+					t.Errorf("%s with quorum, seed %d: %s: %s", f, seed, v.Checker, v.Summary)
+				}
+			}
+		}
+	}
+}
