@@ -198,6 +198,12 @@ type exploreResult struct {
 		Replay     string   `json:"replay"`
 	} `json:"split_brain"`
 	Replay []string `json:"replay"`
+	Shrunk []struct {
+		File       string `json:"file"`
+		Checker    string `json:"checker"`
+		Steps      int    `json:"steps"`
+		FaultSteps int    `json:"fault_steps"`
+	} `json:"shrunk"`
 }
 
 func simExplore(t *testing.T, wantCode int, args ...string) exploreResult {
@@ -253,6 +259,35 @@ func TestPlainBullySplitBrainIsFoundAndItsReplayReproducesIt(t *testing.T) {
 	if got.Seed != first.Seed || strings.Join(got.Faults, "\n") != strings.Join(first.Faults, "\n") {
 		t.Errorf("replay ran a different schedule:\n seed %d faults %q\nwant seed %d faults %q", got.Seed, got.Faults, first.Seed, first.Faults)
 	}
+}
+
+// TestShrunkSplitBrainIsSavedAsAScenarioThatRunPasses is the feature end
+// to end as a user meets it: explore, shrink, save, then run the saved file
+// in the simulator; the run passes because the split brain reproduces.
+func TestShrunkSplitBrainIsSavedAsAScenarioThatRunPasses(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"sim", "explore", "--algorithm", "bully", "--n", "5", "--schedules", "30", "--seed", "11", "--shrink", "--shrink-max", "2", "--save", dir, "--json"}
+	r := ringleader(t, args...)
+	r.wantCode(t, 0, args...)
+	wantContains(t, "stderr", r.stderr, "shrink: seed ")
+	var res exploreResult
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, r.stdout)
+	}
+	if len(res.Shrunk) == 0 {
+		t.Fatalf("nothing shrunk: %s", r.stdout)
+	}
+	for _, sh := range res.Shrunk {
+		if sh.Checker != "no-split-brain" || sh.FaultSteps > 4 || filepath.Dir(sh.File) != dir {
+			t.Errorf("shrunk %+v: want a no-split-brain schedule of at most 4 faults saved in %s", sh, dir)
+		}
+		run := []string{"run", "--backend", "sim", "--store", t.TempDir(), sh.File}
+		rr := ringleader(t, run...)
+		rr.wantCode(t, 0, run...)
+		wantContains(t, "run stdout", rr.stdout, "fail (expected)", "PASS")
+	}
+	bad := []string{"sim", "explore", "--algorithm", "bully", "--save", dir}
+	ringleader(t, bad...).wantCode(t, 2, bad...)
 }
 
 func TestPlainBullyExploreTextOutputPrintsTheReplayCommands(t *testing.T) {
