@@ -138,8 +138,8 @@ func (s ClusterSpec) Validate() error {
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w", s.Name, err)
 	}
-	if s.Quorum == election.Majority && !a.Quorum {
-		return fmt.Errorf("cluster %s: algorithm %s has no quorum mode", s.Name, s.Algorithm)
+	if err := a.CheckQuorum(s.Quorum); err != nil {
+		return fmt.Errorf("cluster %s: %w", s.Name, err)
 	}
 	if len(s.Members) < 1 {
 		return fmt.Errorf("cluster %s: no members", s.Name)

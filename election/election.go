@@ -226,6 +226,26 @@ const (
 	Majority QuorumMode = "majority"
 )
 
+// ParseQuorum reads a quorum mode as scenario files, flags and environment
+// variables write it: "none" (or nothing) or "majority".
+func ParseQuorum(s string) (QuorumMode, error) {
+	switch s {
+	case "", "none":
+		return NoQuorum, nil
+	case string(Majority):
+		return Majority, nil
+	}
+	return NoQuorum, fmt.Errorf("quorum %q: want none or majority", s)
+}
+
+// String is the mode as people write it: "none" or "majority".
+func (q QuorumMode) String() string {
+	if q == NoQuorum {
+		return "none"
+	}
+	return string(q)
+}
+
 // Timing holds the failure-detection and protocol timeouts. The same values
 // mean virtual time in the simulator and wall time in the node runtime.
 type Timing struct {

@@ -67,6 +67,15 @@ type Algorithm struct {
 	SimOnly bool
 }
 
+// CheckQuorum reports whether a can run in mode q: every algorithm runs
+// without a quorum, only some with a majority.
+func (a Algorithm) CheckQuorum(q QuorumMode) error {
+	if q == Majority && !a.Quorum {
+		return fmt.Errorf("algorithm %s has no quorum mode (use quorum none, or an algorithm that has one)", a.Name)
+	}
+	return nil
+}
+
 // Claim reports whether a claims p in mode q.
 func (a Algorithm) Claim(q QuorumMode, p Property) bool {
 	if a.Claims == nil {
@@ -136,8 +145,8 @@ func New(name string, cfg Config) (Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Quorum == Majority && !a.Quorum {
-		return nil, fmt.Errorf("algorithm %s does not support quorum mode %q", name, cfg.Quorum)
+	if err := a.CheckQuorum(cfg.Quorum); err != nil {
+		return nil, err
 	}
 	cfg.Timing = cfg.Timing.WithDefaults()
 	if err := cfg.Validate(); err != nil {

@@ -188,16 +188,11 @@ func ParseArgs(args []string, getenv func(string) string, out io.Writer) (Config
 		return Config{}, bad("algorithm", "%s runs only in the simulator (it needs synchrony a network cannot give)", c.Algorithm)
 	}
 
-	switch get("quorum") {
-	case "none", "":
-		c.Quorum = election.NoQuorum
-	case "majority":
-		if !alg.Quorum {
-			return Config{}, bad("quorum", "algorithm %s has no quorum mode; use none", c.Algorithm)
-		}
-		c.Quorum = election.Majority
-	default:
-		return Config{}, bad("quorum", "%q: want none or majority", get("quorum"))
+	if c.Quorum, err = election.ParseQuorum(get("quorum")); err != nil {
+		return Config{}, bad("quorum", "%v", err)
+	}
+	if err := alg.CheckQuorum(c.Quorum); err != nil {
+		return Config{}, bad("quorum", "%v", err)
 	}
 
 	for _, d := range []struct {

@@ -138,7 +138,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	n.event(history.EventBoot, logrus.Fields{
 		history.LogSchema: history.LogSchemaVersion,
 		"algorithm":       cfg.Algorithm,
-		"quorum":          quorumName(cfg.Quorum),
+		"quorum":          cfg.Quorum.String(),
 		"peers":           FormatPeers(cfg.Peers),
 		"cluster":         cfg.Cluster,
 		"heartbeat":       cfg.Timing.Heartbeat.String(),
@@ -454,12 +454,6 @@ func newBootID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func quorumName(q election.QuorumMode) string {
-	if q == election.NoQuorum {
-		return "none"
-	}
-	return string(q)
-}
 
 // Subjects. Every subject starts with ringleader.<cluster>. so clusters
 // sharing one NATS server never see each other's traffic.

@@ -360,15 +360,11 @@ func (p *parser) cluster(n *yaml.Node) Cluster {
 	p.members = c.IDs
 	if v, ok := f["quorum"]; ok {
 		if q, ok := p.str(v, "cluster.quorum"); ok {
-			switch q {
-			case "none":
-			case string(election.Majority):
-				c.Quorum = election.Majority
-				if algOK && !alg.Quorum {
-					p.errf(v, "cluster.quorum", "algorithm %s has no quorum mode; use quorum: none or an algorithm that has one", alg.Name)
-				}
-			default:
-				p.errf(v, "cluster.quorum", "%q: want none or majority", q)
+			var err error
+			if c.Quorum, err = election.ParseQuorum(q); err != nil {
+				p.errf(v, "cluster.quorum", "%v", err)
+			} else if err := alg.CheckQuorum(c.Quorum); algOK && err != nil {
+				p.errf(v, "cluster.quorum", "%v", err)
 			}
 		}
 	}

@@ -132,8 +132,8 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	if opts.Quorum == election.Majority && !alg.Quorum {
-		return nil, fmt.Errorf("sim: algorithm %s has no quorum mode (drop --quorum majority)", alg.Name)
+	if err := alg.CheckQuorum(opts.Quorum); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
 	}
 	if len(opts.Members) == 0 {
 		return nil, fmt.Errorf("sim: no members")

@@ -145,10 +145,7 @@ func nodeEnv(spec chaos.ClusterSpec, id election.NodeID) map[string]string {
 	for i, m := range spec.Members {
 		peers[i] = fmt.Sprintf("%d=%s", m, alias(m))
 	}
-	quorum := "none"
-	if spec.Quorum == election.Majority {
-		quorum = "majority"
-	}
+	quorum := spec.Quorum.String()
 	t := spec.Timing.WithDefaults()
 	env := map[string]string{
 		"RINGLEADER_ID":        strconv.Itoa(int(id)),

@@ -92,14 +92,13 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (status int, 
 	return 2, true
 }
 
+// parseQuorum reads --quorum.
 func parseQuorum(s string) (election.QuorumMode, error) {
-	switch s {
-	case "", "none":
-		return election.NoQuorum, nil
-	case "majority":
-		return election.Majority, nil
+	q, err := election.ParseQuorum(s)
+	if err != nil {
+		return q, fmt.Errorf("--%w", err)
 	}
-	return "", fmt.Errorf("--quorum %q: want majority or none", s)
+	return q, nil
 }
 
 func parseNs(s string) ([]int, error) {
@@ -298,8 +297,8 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return badFlag(stderr, "explore", err)
 	}
-	if q == election.Majority && !alg.Quorum {
-		return badFlag(stderr, "explore", fmt.Errorf("algorithm %s has no quorum mode (drop --quorum majority)", alg.Name))
+	if err := alg.CheckQuorum(q); err != nil {
+		return badFlag(stderr, "explore", err)
 	}
 	switch {
 	case *n < 1:

@@ -204,8 +204,8 @@ func Run(opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("explore: %w", err)
 	}
-	if opts.Quorum == election.Majority && !alg.Quorum {
-		return Result{}, fmt.Errorf("explore: algorithm %s has no quorum mode", alg.Name)
+	if err := alg.CheckQuorum(opts.Quorum); err != nil {
+		return Result{}, fmt.Errorf("explore: %w", err)
 	}
 	// Fail on a bad configuration once, here, not in every worker.
 	if err := spec(opts, opts.Seed).Validate(); err != nil {

@@ -36,12 +36,7 @@ func FileStem(algorithm, checker string, seed int64) string {
 	return fmt.Sprintf("%s-%s-%d", algorithm, checker, seed)
 }
 
-func quorumText(q election.QuorumMode) string {
-	if q == election.Majority {
-		return "quorum-majority"
-	}
-	return "no-quorum"
-}
+func quorumText(q election.QuorumMode) string { return "quorum-" + q.String() }
 
 // Header is the comment that opens a saved file: how it was found, so that
 // anyone holding only the file can find it again.
@@ -51,7 +46,7 @@ func Header(o Options, sh Shrunk) string {
 		"  ringleader run --backend sim FILE     (or --backend docker)",
 		"which exits 0 exactly when the failure reproduces.",
 		"",
-		fmt.Sprintf("algorithm: %s   n: %d   quorum: %s   seed: %d", o.Algorithm, len(o.Members), quorumName(o.Quorum), sh.Seed),
+		fmt.Sprintf("algorithm: %s   n: %d   quorum: %s   seed: %d", o.Algorithm, len(o.Members), o.Quorum, sh.Seed),
 		fmt.Sprintf("commit: %s", commit()),
 		fmt.Sprintf("checker: %s fails: %s", sh.Checker, oneLine(sh.Evidence)),
 		fmt.Sprintf("shrunk from %d to %d steps (%d fault steps) in %d tries on %s%s", sh.From, sh.StepCount, sh.FaultSteps, sh.Tried, seedsText(sh), widenedText(sh)),
@@ -74,12 +69,6 @@ func widenedText(sh Shrunk) string {
 	return ""
 }
 
-func quorumName(q election.QuorumMode) string {
-	if q == election.Majority {
-		return "majority"
-	}
-	return "none"
-}
 
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
