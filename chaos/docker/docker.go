@@ -46,15 +46,18 @@ const stateDir = "/var/lib/ringleader"
 // DefaultImage is the node image tag of the node contract.
 const DefaultImage = "ringleader-node:dev"
 
-func init() {
-	// This machine kind has no registry, so testcontainers' reaper (an
-	// image it would pull) must stay off; and because /.dockerenv exists,
-	// testcontainers believes it runs in a container and would dial the
-	// default gateway for published ports, an address that is not ours.
-	// Both are read lazily on testcontainers' first call, after this.
+// configureTestcontainers sets testcontainers' two settings this project
+// needs, unless the user set them: the machines have no registry, so the
+// reaper (an image testcontainers would pull) must stay off; and because
+// /.dockerenv exists, testcontainers believes it runs in a container and
+// would dial the default gateway for published ports, an address that is
+// not ours. testcontainers reads both lazily on its first call, so they are
+// set when a backend is built or a client made, before any such call, and
+// not on import: importing the package changes nothing.
+var configureTestcontainers = sync.OnceFunc(func() {
 	setDefaultEnv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	setDefaultEnv("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
-}
+})
 
 func setDefaultEnv(k, v string) {
 	if _, ok := os.LookupEnv(k); !ok {
@@ -175,6 +178,7 @@ type node struct {
 
 // New returns a docker backend.
 func New(opts ...Option) *Backend {
+	configureTestcontainers()
 	cfg := config{image: DefaultImage, build: true, progress: io.Discard, parallel: 3, bootTimeout: 60 * time.Second}
 	for _, o := range opts {
 		o(&cfg)
@@ -291,6 +295,7 @@ func (b *Backend) Run() string {
 // newClient returns the Docker client testcontainers itself uses (it
 // negotiates the engine's API version).
 func newClient(ctx context.Context) (*testcontainers.DockerClient, error) {
+	configureTestcontainers()
 	quietTestcontainers()
 	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
 	if err != nil {
