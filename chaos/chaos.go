@@ -1,6 +1,6 @@
 // Package chaos is fault injection behind one interface. A Backend runs a
 // cluster of election nodes in some world — containers (chaos/docker),
-// in-process nodes, or the simulator (sim) — applies faults to it, and feeds
+// or the simulator (sim) — applies faults to it, and feeds
 // everything that happens into a history.Sink. The harness drives any
 // Backend with the same scenario.
 package chaos
@@ -207,7 +207,7 @@ func (s State) Reachable(a, b election.NodeID) bool {
 
 // Backend runs one cluster.
 type Backend interface {
-	// Name is "docker", "local" or "sim".
+	// Name is "docker" or "sim".
 	Name() string
 	// Start brings up every member and begins recording into sink. It
 	// returns once every node has booted (not once a leader exists).
