@@ -96,9 +96,10 @@ func (f Fault) CutLinks(members []election.NodeID) [][2]election.NodeID {
 }
 
 // Record turns f into the history record of phase p with the scenario's
-// target text.
-func (f Fault) Record(t time.Time, target string, p history.FaultPhase, err error) history.Record {
-	hf := &history.Fault{Op: string(f.Op), Phase: p, Target: target, Nodes: f.Nodes, Groups: f.Groups, Links: f.Links}
+// target text; note is the outcome's note (what was already so) for the
+// ok record.
+func (f Fault) Record(t time.Time, target string, p history.FaultPhase, note string, err error) history.Record {
+	hf := &history.Fault{Op: string(f.Op), Phase: p, Target: target, Nodes: f.Nodes, Groups: f.Groups, Links: f.Links, Note: note}
 	if f.Loss > 0 || f.Delay > 0 {
 		hf.Params = map[string]interface{}{}
 		if f.Loss > 0 {
@@ -162,6 +163,8 @@ type State struct {
 	Paused map[election.NodeID]bool
 	// Cut holds the directed links currently cut.
 	Cut map[[2]election.NodeID]bool
+	// Degraded holds the nodes with loss or delay in force.
+	Degraded map[election.NodeID]bool
 }
 
 // Live reports whether id runs and is not paused.
@@ -169,7 +172,7 @@ func (s State) Live(id election.NodeID) bool { return s.Up[id] && !s.Paused[id] 
 
 // Clone returns a deep copy whose maps are never nil.
 func (s State) Clone() State {
-	return State{Views: cloneMap(s.Views), Up: cloneMap(s.Up), Paused: cloneMap(s.Paused), Cut: cloneMap(s.Cut)}
+	return State{Views: cloneMap(s.Views), Up: cloneMap(s.Up), Paused: cloneMap(s.Paused), Cut: cloneMap(s.Cut), Degraded: cloneMap(s.Degraded)}
 }
 
 func cloneMap[K comparable, V any](m map[K]V) map[K]V {

@@ -132,7 +132,7 @@ func (b *fakeBackend) Apply(ctx context.Context, f chaos.Fault, target string) e
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b.emit(f.Record(b.now, target, history.FaultInvoke, nil))
+	b.emit(f.Record(b.now, target, history.FaultInvoke, "", nil))
 	b.applied = append(b.applied, f)
 	switch f.Op {
 	case chaos.Kill, chaos.Stop:
@@ -158,7 +158,7 @@ func (b *fakeBackend) Apply(ctx context.Context, f chaos.Fault, target string) e
 	case chaos.Heal:
 		clear(b.cut)
 	}
-	b.emit(f.Record(b.now, target, history.FaultOK, nil))
+	b.emit(f.Record(b.now, target, history.FaultOK, "", nil))
 	b.converge = b.now.Add(b.electionTime)
 	return nil
 }

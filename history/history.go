@@ -96,6 +96,9 @@ type Fault struct {
 	Links  [][2]election.NodeID   `json:"links,omitempty"`
 	Params map[string]interface{} `json:"params,omitempty"`
 	Error  string                 `json:"error,omitempty"`
+	// Note, on an ok record, says what the fault left alone because it
+	// was already so ("no-op: node 3 is already down"); see chaos.Decide.
+	Note string `json:"note,omitempty"`
 }
 
 // SimOrigin is the wall-clock origin of simulated histories: virtual time 0.

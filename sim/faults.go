@@ -9,30 +9,46 @@ import (
 	"github.com/ringleader-dev/ringleader/history"
 )
 
-// Apply injects a fault now and records it as the container harness does:
-// an invoke record, then ok, or fail with the error. A fault that cannot
-// apply (restarting a node that runs, pausing a dead one) changes nothing.
+// Apply injects a fault now and records it as every backend does: an
+// invoke record, then ok (with chaos.Decide's note for what was already so)
+// or fail with the error. The fault's edges (killing a node that is down,
+// healing nothing) have the outcomes chaos.Decide gives every backend.
 // target is the scenario's text for the record ("leader", "3"); empty means
 // the resolved node list.
 func (s *Sim) Apply(f chaos.Fault, target string) error {
 	if target == "" {
 		target = idsString(f.Nodes)
 	}
-	s.emitFault(f, target, history.FaultInvoke, nil)
-	err := s.apply(f)
+	s.emitFault(f, target, history.FaultInvoke, "", nil)
+	out, err := s.decide(f)
+	if err == nil {
+		err = s.carryOut(out.Fault)
+	}
 	if err != nil {
 		err = fmt.Errorf("sim: %s %s: %w", f.Op, target, err)
-		s.emitFault(f, target, history.FaultFail, err)
+		s.emitFault(f, target, history.FaultFail, "", err)
 		return err
 	}
-	s.emitFault(f, target, history.FaultOK, nil)
+	s.emitFault(f, target, history.FaultOK, out.Note, nil)
 	return nil
 }
 
-func (s *Sim) emitFault(f chaos.Fault, target string, p history.FaultPhase, err error) {
+func (s *Sim) emitFault(f chaos.Fault, target string, p history.FaultPhase, note string, err error) {
 	if s.sink != nil {
-		s.emit(f.Record(s.Time(), target, p, err))
+		s.emit(f.Record(s.Time(), target, p, note, err))
 	}
+}
+
+func (s *Sim) decide(f chaos.Fault) (chaos.Outcome, error) {
+	switch f.Op {
+	case chaos.Kill, chaos.Stop, chaos.Restart, chaos.Pause, chaos.Resume:
+		// The network may be shaped before the nodes boot; the nodes
+		// themselves cannot be touched before they exist.
+		if !s.started {
+			return chaos.Outcome{}, fmt.Errorf("the cluster has not started (call Start first)")
+		}
+	}
+	return chaos.Decide(f, s.state, s.opts.Members)
 }
 
 // Kill crashes the given nodes (SIGKILL).
@@ -87,18 +103,9 @@ func (s *Sim) lookup(ids []election.NodeID) ([]*node, error) {
 	return out, nil
 }
 
-// apply checks the whole fault before changing anything, so that a failed
-// fault leaves the cluster as it was.
-func (s *Sim) apply(f chaos.Fault) error {
-	switch f.Op {
-	case chaos.Kill, chaos.Stop, chaos.Restart, chaos.Pause, chaos.Resume:
-		if len(f.Nodes) == 0 {
-			return fmt.Errorf("no nodes given")
-		}
-		if !s.started {
-			return fmt.Errorf("the cluster has not started (call Start first)")
-		}
-	}
+// carryOut applies a fault chaos.Decide has checked: every node in it is a
+// member in the state the fault changes.
+func (s *Sim) carryOut(f chaos.Fault) error {
 	ns, err := s.lookup(f.Nodes)
 	if err != nil {
 		return err
@@ -106,22 +113,13 @@ func (s *Sim) apply(f chaos.Fault) error {
 	switch f.Op {
 	case chaos.Kill, chaos.Stop:
 		for _, n := range ns {
-			if !n.up {
-				return fmt.Errorf("node %d is already down", n.id)
-			}
-		}
-		for _, n := range ns {
 			if f.Op == chaos.Stop && s.sink != nil {
 				s.emit(s.nodeRecord(n, history.KindStop))
 			}
 			s.down(n)
+			s.hintCrashed(n)
 		}
 	case chaos.Restart:
-		for _, n := range ns {
-			if n.up {
-				return fmt.Errorf("node %d is running (kill or stop it first)", n.id)
-			}
-		}
 		for _, n := range ns {
 			if err := s.build(n); err != nil {
 				return err
@@ -130,82 +128,63 @@ func (s *Sim) apply(f chaos.Fault) error {
 		}
 	case chaos.Pause:
 		for _, n := range ns {
-			if !n.up || n.paused {
-				return fmt.Errorf("node %d is %s (only a running node can be paused)", n.id, s.status(n))
-			}
-		}
-		for _, n := range ns {
 			n.paused = true
 			s.state.Paused[n.id] = true
-			s.stateChanged = true
+			s.hintPaused(n)
 		}
 	case chaos.Resume:
 		for _, n := range ns {
-			if !n.paused {
-				return fmt.Errorf("node %d is %s (only a paused node can be resumed)", n.id, s.status(n))
-			}
-		}
-		for _, n := range ns {
-			n.paused = false
-			delete(s.state.Paused, n.id)
-			s.stateChanged = true
-			// Everything that waited runs now, in arrival order,
-			// before anything scheduled later.
-			held := n.held
-			n.held = nil
-			for _, e := range held {
-				e.at = s.now
-				s.schedule(e)
-			}
+			s.resume(n)
 		}
 	case chaos.Partition:
 		links := f.CutLinks(s.opts.Members)
-		if len(links) == 0 {
-			return fmt.Errorf("the partition cuts no link (give groups or links)")
-		}
-		for _, l := range links {
-			if _, err := s.lookup(l[:]); err != nil {
-				return fmt.Errorf("link %d->%d: %w", l[0], l[1], err)
-			}
-			if l[0] == l[1] {
-				return fmt.Errorf("link %d->%d: a node cannot be cut from itself", l[0], l[1])
-			}
-		}
+		s.hintCut(s.newlyCutPairs(links))
 		for _, l := range links {
 			s.state.Cut[l] = true
 		}
-		s.stateChanged = true
 	case chaos.Heal:
+		s.heals++
 		clear(s.state.Cut)
+		clear(s.state.Degraded)
 		for _, n := range s.nodes {
 			n.loss, n.delay, n.jitter = 0, 0, 0
 		}
-		s.stateChanged = true
 	case chaos.Loss:
-		if f.Loss < 0 || f.Loss > 1 {
-			return fmt.Errorf("loss %v must be between 0 and 1", f.Loss)
-		}
-		if len(ns) == 0 {
-			ns = s.nodes
-		}
 		for _, n := range ns {
 			n.loss = f.Loss
+			s.markDegraded(n)
 		}
 	case chaos.Delay:
-		if f.Delay < 0 || f.Jitter < 0 {
-			return fmt.Errorf("delay %v and jitter %v must not be negative", f.Delay, f.Jitter)
-		}
-		if len(ns) == 0 {
-			ns = s.nodes
-		}
 		for _, n := range ns {
 			n.delay, n.jitter = f.Delay, f.Jitter
+			s.markDegraded(n)
 		}
 		s.trackFIFO = true
-	default:
-		return fmt.Errorf("unknown operation (known: %v)", chaos.Ops)
 	}
+	s.stateChanged = true
 	return nil
+}
+
+// resume thaws n: everything that waited runs now, in arrival order,
+// before anything scheduled later.
+func (s *Sim) resume(n *node) {
+	n.paused = false
+	delete(s.state.Paused, n.id)
+	held := n.held
+	n.held = nil
+	for _, e := range held {
+		e.at = s.now
+		s.schedule(e)
+	}
+}
+
+// markDegraded keeps State.Degraded true for a node with loss or delay.
+func (s *Sim) markDegraded(n *node) {
+	if n.loss > 0 || n.delay > 0 || n.jitter > 0 {
+		s.state.Degraded[n.id] = true
+	} else {
+		delete(s.state.Degraded, n.id)
+	}
 }
 
 func (s *Sim) status(n *node) string {

@@ -29,18 +29,19 @@ type delaySpec struct {
 // kernel has no netem, so a long-lived helper in each target's namespace
 // binds an NFQUEUE, the rules queue the peers' packets there, and the
 // helper accepts each one after delay±jitter.
+// A delay of 0 with no jitter removes the targets' delay (chaos.Decide has
+// checked the rest).
 func (b *Backend) applyDelay(ctx context.Context, f chaos.Fault) error {
-	if len(f.Nodes) == 0 {
-		return fmt.Errorf("docker: delay: no target nodes")
-	}
-	if f.Delay <= 0 || f.Jitter < 0 {
-		return fmt.Errorf("docker: delay %v jitter %v: the delay must be above zero and the jitter not negative", f.Delay, f.Jitter)
-	}
+	remove := f.Delay == 0 && f.Jitter == 0
 	var old []string
 	b.mu.Lock()
 	for _, id := range f.Nodes {
 		if d, ok := b.delay[id]; ok && d.helper != "" {
 			old = append(old, d.helper)
+		}
+		if remove {
+			delete(b.delay, id)
+			continue
 		}
 		// The queue number only needs to be unique inside one
 		// namespace; the node ID is.
@@ -49,6 +50,9 @@ func (b *Backend) applyDelay(ctx context.Context, f chaos.Fault) error {
 	b.mu.Unlock()
 	if err := b.removeContainers(ctx, old); err != nil {
 		return err
+	}
+	if remove {
+		return b.syncRules(ctx)
 	}
 	return b.ensureDelays(ctx)
 }

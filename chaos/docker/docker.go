@@ -239,6 +239,15 @@ func (b *Backend) stateLocked() chaos.State {
 			st.Cut[l] = true
 		}
 	}
+	st.Degraded = map[election.NodeID]bool{}
+	for id, p := range b.loss {
+		if p > 0 {
+			st.Degraded[id] = true
+		}
+	}
+	for id := range b.delay {
+		st.Degraded[id] = true
+	}
 	return st
 }
 

@@ -1,0 +1,305 @@
+// Package chaostest is the conformance suite every chaos.Backend passes, in
+// the spirit of testing/fstest.TestFS: one call proves that a backend gives
+// every fault, and every edge of it, the one outcome chaos.Decide decides —
+// an error naming what is wrong, or a recorded no-op — and that the faults
+// it carries out do what they say (the State it reports, the records it
+// writes, and, for a lossy leader, the election that follows).
+package chaostest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// Members is the cluster the suite starts: five plain Bully nodes.
+var Members = []election.NodeID{1, 2, 3, 4, 5}
+
+// Spec is the cluster the suite needs, named name (unique per run).
+func Spec(name string) chaos.ClusterSpec {
+	return chaos.ClusterSpec{Name: name, Algorithm: "bully", Members: Members, Seed: 1}
+}
+
+// suite is one run of the cases against one started cluster. The cases run
+// in order, each leaving the cluster as it found it (every node up and
+// live, nothing cut), so one cluster serves them all: a container cluster
+// takes seconds to start.
+type suite struct {
+	t      *testing.T
+	b      chaos.Backend
+	mem    *history.Memory
+	settle time.Duration
+}
+
+// Run starts b, a backend not yet started, with Spec(name) and runs every
+// case; it closes b when t ends. settle bounds each wait for the cluster to
+// converge (a few seconds is enough for containers; the simulator spends
+// it in virtual time).
+func Run(t *testing.T, b chaos.Backend, name string, settle time.Duration) {
+	mem := &history.Memory{}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := b.Close(ctx); err != nil {
+			t.Errorf("close %s backend: %v", b.Name(), err)
+		}
+	})
+	if err := b.Start(context.Background(), Spec(name), mem); err != nil {
+		t.Fatalf("start %s backend: %v", b.Name(), err)
+	}
+	s := &suite{t: t, b: b, mem: mem, settle: settle}
+	s.awaitLeader(t, 5)
+	for _, c := range cases {
+		if !t.Run(c.name, func(t *testing.T) { c.run(s, t) }) {
+			// The cases share one cluster; after a failure the rest
+			// would test a cluster in an unknown state.
+			t.Fatalf("stopping after %s failed", c.name)
+		}
+	}
+}
+
+type testCase struct {
+	name string
+	run  func(s *suite, t *testing.T)
+}
+
+// cases, in order. Each names the outcome it proves.
+var cases = []testCase{
+	{"KillThenKillAgainIsANoOp", func(s *suite, t *testing.T) {
+		s.ok(t, kill(1), "")
+		s.want(t, "node 1 down", func(st chaos.State) bool { return !st.Up[1] })
+		s.ok(t, kill(1), "no-op: node 1 is already down")
+		s.ok(t, chaos.Fault{Op: chaos.Stop, Nodes: ids(1)}, "no-op: node 1 is already down")
+	}},
+	{"PauseOrResumeADownNodeIsAnError", func(s *suite, t *testing.T) {
+		s.fails(t, chaos.Fault{Op: chaos.Pause, Nodes: ids(1)}, "node 1 is down")
+		s.fails(t, chaos.Fault{Op: chaos.Resume, Nodes: ids(1)}, "node 1 is down")
+	}},
+	{"RestartThenRestartAgainIsANoOp", func(s *suite, t *testing.T) {
+		s.ok(t, restart(1), "")
+		s.want(t, "node 1 up", func(st chaos.State) bool { return st.Live(1) })
+		s.ok(t, restart(1), "no-op: node 1 is already running")
+		s.awaitLeader(t, 5)
+	}},
+	{"KillOnlyTheNodesThatRun", func(s *suite, t *testing.T) {
+		s.ok(t, kill(2), "")
+		s.ok(t, kill(1, 2), "left alone: node 2 is already down")
+		s.want(t, "nodes 1 and 2 down", func(st chaos.State) bool { return !st.Up[1] && !st.Up[2] })
+		s.ok(t, restart(1, 2), "")
+		s.awaitLeader(t, 5)
+	}},
+	{"StopThenRestart", func(s *suite, t *testing.T) {
+		s.ok(t, chaos.Fault{Op: chaos.Stop, Nodes: ids(3)}, "")
+		s.want(t, "node 3 down", func(st chaos.State) bool { return !st.Up[3] })
+		s.ok(t, restart(3), "")
+		s.awaitLeader(t, 5)
+	}},
+	{"PauseThenPauseAgainIsANoOp", func(s *suite, t *testing.T) {
+		s.ok(t, pause(2), "")
+		s.want(t, "node 2 paused", func(st chaos.State) bool { return st.Up[2] && st.Paused[2] })
+		s.ok(t, pause(2), "no-op: node 2 is already paused")
+		s.ok(t, resume(2), "")
+		s.want(t, "node 2 live", func(st chaos.State) bool { return st.Live(2) })
+	}},
+	{"ResumeOrRestartARunningNodeIsANoOp", func(s *suite, t *testing.T) {
+		s.ok(t, resume(2), "no-op: node 2 is not paused")
+		s.ok(t, restart(2), "no-op: node 2 is already running")
+	}},
+	{"KillAPausedNode", func(s *suite, t *testing.T) {
+		s.ok(t, pause(4), "")
+		s.ok(t, kill(4), "")
+		s.want(t, "node 4 down and no longer paused", func(st chaos.State) bool { return !st.Up[4] && !st.Paused[4] })
+		s.ok(t, restart(4), "")
+		s.awaitLeader(t, 5)
+	}},
+	{"StopAPausedNode", func(s *suite, t *testing.T) {
+		s.ok(t, pause(4), "")
+		s.ok(t, chaos.Fault{Op: chaos.Stop, Nodes: ids(4)}, "")
+		s.want(t, "node 4 down and no longer paused", func(st chaos.State) bool { return !st.Up[4] && !st.Paused[4] })
+		s.ok(t, restart(4), "")
+		s.awaitLeader(t, 5)
+	}},
+	{"UnknownNodeOrNoNodeIsAnError", func(s *suite, t *testing.T) {
+		s.fails(t, kill(9), "node 9 is not a member")
+		s.fails(t, chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 9}}}, "node 9 is not a member")
+		s.fails(t, chaos.Fault{Op: chaos.Kill}, "no target nodes")
+		s.fails(t, chaos.Fault{Op: "meteor", Nodes: ids(1)}, "unknown fault")
+	}},
+	{"HealWithNothingInForceIsANoOp", func(s *suite, t *testing.T) {
+		s.ok(t, chaos.Fault{Op: chaos.Heal}, "no-op: nothing is cut, lost or delayed")
+	}},
+	{"LossOfEveryPacketFromTheLeaderElectsAnother", func(s *suite, t *testing.T) {
+		s.ok(t, loss(1, 5), "")
+		s.want(t, "node 5 degraded", func(st chaos.State) bool { return st.Degraded[5] })
+		s.await(t, "nodes 1-4 elect 4", func(st chaos.State) bool { return allView(st, ids(1, 2, 3, 4), 4) })
+		s.ok(t, loss(0, 5), "")
+		s.want(t, "node 5 no longer degraded", func(st chaos.State) bool { return !st.Degraded[5] })
+		s.awaitLeader(t, 5)
+	}},
+	{"LossOutOfRangeOrWithoutTargetsIsAnError", func(s *suite, t *testing.T) {
+		s.fails(t, loss(0.001, 5), "below 1%")
+		s.fails(t, loss(1.5, 5), "from 0")
+		s.fails(t, chaos.Fault{Op: chaos.Loss, Loss: 0.5}, "no target nodes")
+	}},
+	{"DelayAndItsRemoval", func(s *suite, t *testing.T) {
+		s.ok(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}, "")
+		s.want(t, "node 2 degraded", func(st chaos.State) bool { return st.Degraded[2] })
+		s.ok(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(2)}, "")
+		s.want(t, "node 2 no longer degraded", func(st chaos.State) bool { return !st.Degraded[2] })
+		s.fails(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: -time.Millisecond}, "negative")
+		s.fails(t, chaos.Fault{Op: chaos.Delay, Delay: time.Millisecond}, "no target nodes")
+	}},
+	{"OneWayCutCutsOneDirection", func(s *suite, t *testing.T) {
+		s.ok(t, chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{5, 1}}}, "")
+		s.want(t, "5->1 cut, 1->5 open", func(st chaos.State) bool {
+			return !st.Reachable(5, 1) && st.Reachable(1, 5) && len(st.Cut) == 1
+		})
+		s.heal(t)
+	}},
+	{"BridgeCutsOnlyPairsThatShareNoGroup", func(s *suite, t *testing.T) {
+		s.ok(t, chaos.Fault{Op: chaos.Partition, Groups: [][]election.NodeID{{1, 2, 3}, {3, 4, 5}}}, "")
+		s.want(t, "{1,2} cut from {4,5} both ways, 3 reaches all", func(st chaos.State) bool {
+			for _, a := range Members {
+				for _, b := range Members {
+					side := func(x election.NodeID) int { return map[election.NodeID]int{1: -1, 2: -1, 4: 1, 5: 1}[x] }
+					cut := side(a)*side(b) < 0
+					if a != b && st.Reachable(a, b) == cut {
+						return false
+					}
+				}
+			}
+			return len(st.Cut) == 8
+		})
+		s.heal(t)
+	}},
+	{"PartitionThatCutsNothingIsAnError", func(s *suite, t *testing.T) {
+		s.fails(t, chaos.Fault{Op: chaos.Partition, Groups: [][]election.NodeID{{1, 2, 3, 4, 5}}}, "cuts no link")
+		s.fails(t, chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{2, 2}}}, "from itself")
+	}},
+	{"HealClearsTheNetworkButNotThePauses", func(s *suite, t *testing.T) {
+		s.ok(t, pause(1), "")
+		s.ok(t, chaos.Fault{Op: chaos.Partition, Groups: [][]election.NodeID{{1, 2}, {3, 4, 5}}}, "")
+		s.ok(t, loss(0.2, 3), "")
+		s.ok(t, chaos.Fault{Op: chaos.Heal}, "")
+		s.want(t, "nothing cut or degraded, node 1 still paused", func(st chaos.State) bool {
+			return len(st.Cut) == 0 && len(st.Degraded) == 0 && st.Paused[1]
+		})
+		s.ok(t, resume(1), "")
+		s.awaitLeader(t, 5)
+	}},
+}
+
+func ids(l ...election.NodeID) []election.NodeID { return l }
+func kill(n ...election.NodeID) chaos.Fault       { return chaos.Fault{Op: chaos.Kill, Nodes: n} }
+func restart(n ...election.NodeID) chaos.Fault    { return chaos.Fault{Op: chaos.Restart, Nodes: n} }
+func pause(n ...election.NodeID) chaos.Fault      { return chaos.Fault{Op: chaos.Pause, Nodes: n} }
+func resume(n ...election.NodeID) chaos.Fault     { return chaos.Fault{Op: chaos.Resume, Nodes: n} }
+func loss(p float64, n ...election.NodeID) chaos.Fault {
+	return chaos.Fault{Op: chaos.Loss, Nodes: n, Loss: p}
+}
+
+func allView(st chaos.State, nodes []election.NodeID, leader election.NodeID) bool {
+	for _, n := range nodes {
+		if !st.Live(n) || st.Views[n].Leader != leader {
+			return false
+		}
+	}
+	return true
+}
+
+// ok applies f, which must succeed and record invoke then ok with note.
+func (s *suite) ok(t *testing.T, f chaos.Fault, note string) {
+	t.Helper()
+	if err := s.b.Apply(context.Background(), f, ""); err != nil {
+		t.Fatalf("%s %v: %v (want it to succeed)", f.Op, f.Nodes, err)
+	}
+	s.recorded(t, f, history.FaultOK, note)
+}
+
+// fails applies f, which must fail with an error containing want and
+// record invoke then fail.
+func (s *suite) fails(t *testing.T, f chaos.Fault, want string) {
+	t.Helper()
+	err := s.b.Apply(context.Background(), f, "")
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("%s %v: error %v, want one saying %q", f.Op, f.Nodes, err, want)
+	}
+	s.recorded(t, f, history.FaultFail, "")
+}
+
+// recorded checks the last two fault records: f's invoke, then phase.
+func (s *suite) recorded(t *testing.T, f chaos.Fault, phase history.FaultPhase, note string) {
+	t.Helper()
+	var faults []history.Record
+	for _, r := range s.mem.Records() {
+		if r.Kind == history.KindFault && r.Fault != nil {
+			faults = append(faults, r)
+		}
+	}
+	if len(faults) < 2 {
+		t.Fatalf("%s: %d fault records in the history, want its invoke and %s", f.Op, len(faults), phase)
+	}
+	inv, end := faults[len(faults)-2].Fault, faults[len(faults)-1].Fault
+	if inv.Op != string(f.Op) || inv.Phase != history.FaultInvoke || end.Op != string(f.Op) || end.Phase != phase {
+		t.Fatalf("%s: last fault records %s/%s then %s/%s, want %s/invoke then %s/%s", f.Op, inv.Op, inv.Phase, end.Op, end.Phase, f.Op, f.Op, phase)
+	}
+	if !slices.Equal(inv.Nodes, f.Nodes) {
+		t.Errorf("%s: invoke record names nodes %v, want %v", f.Op, inv.Nodes, f.Nodes)
+	}
+	if end.Note != note {
+		t.Errorf("%s %v: %s record's note %q, want %q", f.Op, f.Nodes, phase, end.Note, note)
+	}
+	if phase == history.FaultFail && end.Error == "" {
+		t.Errorf("%s: fail record without the error", f.Op)
+	}
+}
+
+// want checks the state right after a fault returned: a backend returns
+// from Apply once the fault is in effect.
+func (s *suite) want(t *testing.T, what string, cond func(chaos.State) bool) {
+	t.Helper()
+	if st := s.b.State(); !cond(st) {
+		t.Fatalf("after the fault, want %s; state: %s, cut %v, degraded %v", what, st.Describe(Members), keys(st.Cut), keys(st.Degraded))
+	}
+}
+
+// await waits, on the backend's clock, for the cluster to get there.
+func (s *suite) await(t *testing.T, what string, cond func(chaos.State) bool) {
+	t.Helper()
+	ok, err := s.b.Await(context.Background(), s.settle, cond)
+	if err != nil {
+		t.Fatalf("await %s: %v", what, err)
+	}
+	if !ok {
+		t.Fatalf("not within %v: %s; state: %s", s.settle, what, s.b.State().Describe(Members))
+	}
+}
+
+func (s *suite) awaitLeader(t *testing.T, leader election.NodeID) {
+	t.Helper()
+	s.await(t, fmt.Sprintf("every node views %d", leader), func(st chaos.State) bool { return allView(st, Members, leader) })
+}
+
+func (s *suite) heal(t *testing.T) {
+	t.Helper()
+	s.ok(t, chaos.Fault{Op: chaos.Heal}, "")
+	s.want(t, "nothing cut", func(st chaos.State) bool { return len(st.Cut) == 0 })
+	s.awaitLeader(t, 5)
+}
+
+func keys[K comparable](m map[K]bool) []K {
+	var out []K
+	for k, v := range m {
+		if v {
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -1,0 +1,187 @@
+package chaos
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+// Outcome is what a backend does with a fault, decided once for every
+// backend by Decide: the fault to carry out, and a note for what it leaves
+// alone because it is already so (killing a node that is already down,
+// healing a network with nothing cut). A fault whose every part is already
+// so is a recorded no-op: its invoke and ok records are written as usual,
+// the ok record carrying the note.
+type Outcome struct {
+	// Fault is what to carry out: the requested fault with the nodes
+	// already in the requested state left out, and loss rounded to the
+	// whole percent both worlds can express.
+	Fault Fault
+	// Note says what was already so ("no-op: node 3 is already down");
+	// empty when everything was carried out.
+	Note string
+}
+
+// Noop reports whether nothing is left to carry out.
+func (o Outcome) Noop() bool {
+	switch o.Fault.Op {
+	case Kill, Stop, Restart, Pause, Resume:
+		return len(o.Fault.Nodes) == 0
+	case Heal:
+		return o.Note != ""
+	}
+	return false
+}
+
+// Decide checks f against the cluster's state s and its membership and
+// returns what to carry out, or an error naming what is wrong and what
+// would be valid. It is the one place the edges of every fault are decided
+// (docs/chaos.md lists them); every backend calls it before it acts, so a
+// fault has one meaning in every world:
+//
+//   - kill or stop a node that is down, restart a running one, pause a
+//     paused one, resume one that is not paused: a recorded no-op for
+//     that node;
+//   - pause or resume a node that is down: an error (restart it first);
+//   - kill or stop a paused node: it goes down (and is no longer paused);
+//   - loss p: 0 ≤ p ≤ 1, in whole percents (0 removes loss, 1 drops
+//     everything); loss or delay with no target nodes: an error;
+//   - a partition that cuts no link, or cuts a node from itself: an error;
+//   - heal with nothing cut, lost or delayed: a recorded no-op; heal never
+//     restarts or resumes nodes;
+//   - any node that is not a member: an error.
+func Decide(f Fault, s State, members []election.NodeID) (Outcome, error) {
+	if err := checkMembers(f, members); err != nil {
+		return Outcome{}, err
+	}
+	switch f.Op {
+	case Kill, Stop, Restart, Pause, Resume:
+		return decideNodes(f, s)
+	case Loss:
+		return decideLoss(f)
+	case Delay:
+		if len(f.Nodes) == 0 {
+			return Outcome{}, fmt.Errorf("delay: no target nodes (to delay every node, target all)")
+		}
+		if f.Delay < 0 || f.Jitter < 0 {
+			return Outcome{}, fmt.Errorf("delay %v jitter %v: neither may be negative (0 and 0 remove the delay)", f.Delay, f.Jitter)
+		}
+		return Outcome{Fault: f}, nil
+	case Partition:
+		links := f.CutLinks(members)
+		if len(links) == 0 {
+			return Outcome{}, fmt.Errorf("partition: it cuts no link (give groups with nodes on different sides, or links)")
+		}
+		for _, l := range links {
+			if l[0] == l[1] {
+				return Outcome{}, fmt.Errorf("partition: link %d->%d cuts a node from itself", l[0], l[1])
+			}
+		}
+		return Outcome{Fault: f}, nil
+	case Heal:
+		if len(s.Cut) == 0 && len(s.Degraded) == 0 {
+			return Outcome{Fault: f, Note: "no-op: nothing is cut, lost or delayed"}, nil
+		}
+		return Outcome{Fault: f}, nil
+	}
+	return Outcome{}, fmt.Errorf("unknown fault %q (valid: %v)", f.Op, Ops)
+}
+
+// checkMembers refuses any node outside the membership, wherever it is named.
+func checkMembers(f Fault, members []election.NodeID) error {
+	check := func(id election.NodeID, where string) error {
+		if !slices.Contains(members, id) {
+			return fmt.Errorf("%s: node %d is not a member (members: %s)", where, id, IDList(members))
+		}
+		return nil
+	}
+	for _, id := range f.Nodes {
+		if err := check(id, string(f.Op)); err != nil {
+			return err
+		}
+	}
+	for _, g := range f.Groups {
+		for _, id := range g {
+			if err := check(id, "partition group "+IDList(g)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, l := range f.Links {
+		for _, id := range l {
+			if err := check(id, fmt.Sprintf("partition link %d->%d", l[0], l[1])); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// decideNodes keeps the nodes a lifecycle fault changes and notes the rest.
+func decideNodes(f Fault, s State) (Outcome, error) {
+	if len(f.Nodes) == 0 {
+		return Outcome{}, fmt.Errorf("%s: no target nodes", f.Op)
+	}
+	out := Outcome{Fault: f}
+	out.Fault.Nodes = nil
+	var already []string
+	for _, id := range f.Nodes {
+		up, paused := s.Up[id], s.Paused[id]
+		var so string // what is already so, when it is
+		switch f.Op {
+		case Kill, Stop:
+			if !up {
+				so = "already down"
+			}
+		case Restart:
+			if up {
+				so = "already running"
+			}
+		case Pause:
+			if !up {
+				return Outcome{}, fmt.Errorf("pause: node %d is down; restart it first", id)
+			}
+			if paused {
+				so = "already paused"
+			}
+		case Resume:
+			if !up {
+				return Outcome{}, fmt.Errorf("resume: node %d is down, not paused; restart it instead", id)
+			}
+			if !paused {
+				so = "not paused"
+			}
+		}
+		if so != "" {
+			already = append(already, fmt.Sprintf("node %d is %s", id, so))
+			continue
+		}
+		out.Fault.Nodes = append(out.Fault.Nodes, id)
+	}
+	switch {
+	case len(already) > 0 && len(out.Fault.Nodes) == 0:
+		out.Note = "no-op: " + strings.Join(already, ", ")
+	case len(already) > 0:
+		out.Note = "left alone: " + strings.Join(already, ", ")
+	}
+	return out, nil
+}
+
+// decideLoss checks the probability and rounds it to a whole percent.
+func decideLoss(f Fault) (Outcome, error) {
+	if len(f.Nodes) == 0 {
+		return Outcome{}, fmt.Errorf("loss: no target nodes (to hit every node, target all)")
+	}
+	if f.Loss < 0 || f.Loss > 1 || math.IsNaN(f.Loss) {
+		return Outcome{}, fmt.Errorf("loss %v: want a probability from 0 (no loss) to 1 (every packet)", f.Loss)
+	}
+	pct := math.Round(f.Loss * 100)
+	if f.Loss > 0 && pct < 1 {
+		return Outcome{}, fmt.Errorf("loss %v: below 1%%, the finest loss the container rules express (use 0 for none)", f.Loss)
+	}
+	f.Loss = pct / 100
+	return Outcome{Fault: f}, nil
+}
