@@ -197,10 +197,10 @@ var cases = []testCase{
 }
 
 func ids(l ...election.NodeID) []election.NodeID { return l }
-func kill(n ...election.NodeID) chaos.Fault       { return chaos.Fault{Op: chaos.Kill, Nodes: n} }
-func restart(n ...election.NodeID) chaos.Fault    { return chaos.Fault{Op: chaos.Restart, Nodes: n} }
-func pause(n ...election.NodeID) chaos.Fault      { return chaos.Fault{Op: chaos.Pause, Nodes: n} }
-func resume(n ...election.NodeID) chaos.Fault     { return chaos.Fault{Op: chaos.Resume, Nodes: n} }
+func kill(n ...election.NodeID) chaos.Fault      { return chaos.Fault{Op: chaos.Kill, Nodes: n} }
+func restart(n ...election.NodeID) chaos.Fault   { return chaos.Fault{Op: chaos.Restart, Nodes: n} }
+func pause(n ...election.NodeID) chaos.Fault     { return chaos.Fault{Op: chaos.Pause, Nodes: n} }
+func resume(n ...election.NodeID) chaos.Fault    { return chaos.Fault{Op: chaos.Resume, Nodes: n} }
 func loss(p float64, n ...election.NodeID) chaos.Fault {
 	return chaos.Fault{Op: chaos.Loss, Nodes: n, Loss: p}
 }

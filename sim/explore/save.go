@@ -69,7 +69,6 @@ func widenedText(sh Shrunk) string {
 	return ""
 }
 
-
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 160 {
