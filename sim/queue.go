@@ -11,6 +11,7 @@ type eventKind uint8
 const (
 	evDeliver eventKind = iota + 1
 	evTimer
+	evHint // a failure hint (hints.go): from is the peer it is about
 )
 
 // event is one thing that will happen at a virtual instant. Events are kept
@@ -30,6 +31,8 @@ type event struct {
 	// counted: an election or announce message (RunUntilQuiet waits
 	// for these to land).
 	counted bool
+	// hint is what a hint event stands for (hints.go).
+	hint hintCause
 	// boot and gen identify the timer incarnation; a stale one is ignored.
 	boot  uint32
 	gen   uint64

@@ -49,6 +49,9 @@ type Options struct {
 	// explorer sets it: its checkers judge views and faults only, and
 	// messages are most of a history's bulk. Counts are kept either way.
 	OmitMessages bool
+	// Hints models the runtime's failure hints; the zero value is
+	// DefaultHints.
+	Hints Hints
 }
 
 // Counts are messages sent, by type and class. A broadcast counts once per
@@ -83,6 +86,9 @@ type node struct {
 	// Per-node network faults (chaos Loss and Delay).
 	loss          float64
 	delay, jitter time.Duration
+	// pauses counts this node's pauses, so a hint about one pause is
+	// not delivered during the next.
+	pauses uint64
 }
 
 // Sim is one simulated cluster. It is not safe for concurrent use: the
@@ -117,6 +123,7 @@ type Sim struct {
 	trackFIFO bool
 
 	started      bool
+	heals        uint64 // heals so far: a cut's hint is void after one
 	state        chaos.State
 	stateChanged bool
 	counts       Counts
@@ -153,10 +160,11 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 		net:      rand.New(rand.NewPCG(uint64(opts.Seed), 0x6e6574)), // "net"
 		linkLast: map[uint64]time.Duration{},
 		state: chaos.State{
-			Views:  map[election.NodeID]election.View{},
-			Up:     map[election.NodeID]bool{},
-			Paused: map[election.NodeID]bool{},
-			Cut:    map[[2]election.NodeID]bool{},
+			Views:    map[election.NodeID]election.View{},
+			Up:       map[election.NodeID]bool{},
+			Paused:   map[election.NodeID]bool{},
+			Cut:      map[[2]election.NodeID]bool{},
+			Degraded: map[election.NodeID]bool{},
 		},
 		counts:    Counts{},
 		trackFIFO: opts.Delay.Kind != DistConstant,
@@ -386,6 +394,15 @@ func (s *Sim) process(e event) {
 			s.emit(r)
 		}
 		s.step(n, election.Event{Kind: election.EventReceive, Msg: e.msg})
+	case evHint:
+		if !n.up || n.boot != e.boot || !s.hintDue(e) {
+			return // its receiver restarted, or what it stood for is over
+		}
+		if n.paused {
+			n.held = append(n.held, e)
+			return
+		}
+		s.step(n, election.Event{Kind: election.EventPeerDown, Peer: s.nodes[e.from].id})
 	case evTimer:
 		if !n.up || n.boot != e.boot || n.timers[e.timer] != e.gen {
 			return // disarmed, replaced or its node died

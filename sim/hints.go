@@ -1,0 +1,145 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+// The node runtime turns NATS's view of its routes into failure hints
+// (election.EventPeerDown): a killed or stopped container's kernel closes
+// its routes at once, so its peers hear within tens of milliseconds, while a
+// paused or cut-off peer says nothing until a route's pings go unanswered.
+// The simulator models both, calibrated on containers (docs/simulator.md,
+// "Failure hints"), so that a scenario fails over alike in both worlds.
+
+// Hints is the simulator's model of the runtime's failure hints.
+type Hints struct {
+	// Off turns hints off: peers learn of a failure only from their own
+	// timers, as on a network that gives no hints.
+	Off bool
+	// Crash is the delay from a kill or stop to each live peer's hint.
+	Crash Dist
+	// Silence is the delay from a pause, or from cutting a link, to the
+	// hint at the other end: the route's ping timeout. A pause or cut
+	// undone sooner gives no hint.
+	Silence Dist
+}
+
+// DefaultHints is the model calibrated on the compose cluster
+// (tools/measure-hints.sh, 2026-11-23, 2-core machine; the samples are in
+// docs/measurements/): after docker kill the four survivors logged their
+// hint 22–52 ms later (median 36 ms, 80 samples; docker stop 23–44 ms,
+// median 31 ms, 40 samples); after docker pause 633–950 ms later (median
+// 731 ms, 80 samples): NATS's route ping interval of 300 ms with two pings
+// outstanding, plus the runtime's 20 ms poll.
+var DefaultHints = Hints{
+	Crash:   Uniform(22*time.Millisecond, 52*time.Millisecond),
+	Silence: Uniform(630*time.Millisecond, 950*time.Millisecond),
+}
+
+// hintCause says what a hint event stands for, and so what must still hold
+// when it is due.
+type hintCause uint8
+
+const (
+	// hintCrash: the route closed with the process; it fires whatever
+	// happens next, as the closed socket already told the peer.
+	hintCrash hintCause = iota + 1
+	// hintPause: only if the peer is still in the same pause.
+	hintPause
+	// hintCut: only if the link is still cut, with no heal since.
+	hintCut
+)
+
+func (s *Sim) hints() Hints {
+	h := s.opts.Hints
+	if h.Crash == (Dist{}) && h.Silence == (Dist{}) {
+		h.Crash, h.Silence = DefaultHints.Crash, DefaultHints.Silence
+	}
+	return h
+}
+
+// hintPeersOf schedules the hint about gone for every node that is up: the
+// route from each of them to gone will be found closed after a delay drawn
+// from d.
+func (s *Sim) hintPeersOf(gone *node, cause hintCause, gen uint64, d Dist) {
+	if s.opts.Hints.Off {
+		return
+	}
+	gi, _ := s.lookupIndex(gone.id)
+	for i, n := range s.nodes {
+		if n == gone || !n.up {
+			continue
+		}
+		s.scheduleHint(int32(i), gi, cause, gen, d)
+	}
+}
+
+func (s *Sim) scheduleHint(to, about int32, cause hintCause, gen uint64, d Dist) {
+	s.schedule(event{at: s.now + d.Sample(s.net), kind: evHint, node: to, from: about, boot: s.nodes[to].boot, gen: gen, hint: cause})
+}
+
+// hintCrashed: a killed or stopped node's routes closed with it.
+func (s *Sim) hintCrashed(n *node) { s.hintPeersOf(n, hintCrash, 0, s.hints().Crash) }
+
+// hintPaused: a paused node stops answering its routes' pings.
+func (s *Sim) hintPaused(n *node) {
+	n.pauses++
+	s.hintPeersOf(n, hintPause, n.pauses, s.hints().Silence)
+}
+
+// hintCut: links newly cut between a and b (either direction: a route
+// needs both for its pings) close the route at both ends unless healed
+// first.
+func (s *Sim) hintCut(pairs [][2]election.NodeID) {
+	if s.opts.Hints.Off {
+		return
+	}
+	d := s.hints().Silence
+	for _, p := range pairs {
+		a, okA := s.lookupIndex(p[0])
+		b, okB := s.lookupIndex(p[1])
+		if !okA || !okB {
+			continue
+		}
+		if s.nodes[a].up {
+			s.scheduleHint(a, b, hintCut, s.heals, d)
+		}
+		if s.nodes[b].up {
+			s.scheduleHint(b, a, hintCut, s.heals, d)
+		}
+	}
+}
+
+// newlyCutPairs lists the unordered pairs links cuts that had no cut in
+// either direction before.
+func (s *Sim) newlyCutPairs(links [][2]election.NodeID) [][2]election.NodeID {
+	var out [][2]election.NodeID
+	seen := map[[2]election.NodeID]bool{}
+	for _, l := range links {
+		p := l
+		if p[0] > p[1] {
+			p[0], p[1] = p[1], p[0]
+		}
+		if seen[p] || s.state.Cut[p] || s.state.Cut[[2]election.NodeID{p[1], p[0]}] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	return out
+}
+
+// hintDue reports whether a hint event still stands for something true.
+func (s *Sim) hintDue(e event) bool {
+	peer := s.nodes[e.from]
+	switch e.hint {
+	case hintPause:
+		return peer.paused && peer.pauses == e.gen
+	case hintCut:
+		a, b := s.nodes[e.node].id, peer.id
+		return s.heals == e.gen && (s.state.Cut[[2]election.NodeID{a, b}] || s.state.Cut[[2]election.NodeID{b, a}])
+	}
+	return true
+}
