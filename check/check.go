@@ -18,25 +18,45 @@ import (
 	"github.com/ringleader-dev/ringleader/history"
 )
 
-// Checker names, as used in scenarios and in Verdict.Checker.
+// Name names a checker, as scenarios, results and the explorer write it.
+type Name string
+
+// The checkers.
 const (
-	Agreement         = "agreement"
-	BullyMax          = "bully-max"
-	NoSplitBrain      = "no-split-brain"
-	EpochSafety       = "epoch-safety"
-	Liveness          = "liveness"
-	MessageComplexity = "message-complexity"
+	Agreement         Name = "agreement"
+	BullyMax          Name = "bully-max"
+	NoSplitBrain      Name = "no-split-brain"
+	EpochSafety       Name = "epoch-safety"
+	Liveness          Name = "liveness"
+	MessageComplexity Name = "message-complexity"
 )
 
 // Names lists every checker in the order Run reports them.
-var Names = []string{Agreement, BullyMax, NoSplitBrain, EpochSafety, Liveness, MessageComplexity}
+var Names = []Name{Agreement, BullyMax, NoSplitBrain, EpochSafety, Liveness, MessageComplexity}
+
+// ParseName reads a checker's name, or says which names there are.
+func ParseName(s string) (Name, error) {
+	if slices.Contains(Names, Name(s)) {
+		return Name(s), nil
+	}
+	return "", fmt.Errorf("unknown checker %q (valid: %s)", s, NamesText())
+}
+
+// NamesText lists the checkers' names, comma-separated.
+func NamesText() string {
+	parts := make([]string, len(Names))
+	for i, n := range Names {
+		parts[i] = string(n)
+	}
+	return strings.Join(parts, ", ")
+}
 
 // Verdict is one checker's judgement of one history.
 type Verdict struct {
-	Checker  string `json:"checker"`
-	Pass     bool   `json:"pass"`
-	Summary  string `json:"summary"`            // one human line
-	Evidence any    `json:"evidence,omitempty"` // which nodes, which times, overlaps and their lengths, counts
+	Checker  Name     `json:"checker"`
+	Pass     bool     `json:"pass"`
+	Summary  string   `json:"summary"`            // one human line
+	Evidence Evidence `json:"evidence,omitzero"` // which nodes, which times, overlaps and their lengths, counts
 }
 
 // Options says what the history is of and what to expect.
@@ -65,7 +85,7 @@ func DefaultLivenessBound(t election.Timing) time.Duration {
 // Checker judges one history.
 type Checker func(t *Timeline, recs []history.Record, opts Options) Verdict
 
-var checkers = map[string]Checker{
+var checkers = map[Name]Checker{
 	Agreement:         checkAgreement,
 	BullyMax:          checkBullyMax,
 	NoSplitBrain:      checkNoSplitBrain,
@@ -77,8 +97,8 @@ var checkers = map[string]Checker{
 // Claimed returns the checkers Run uses when given no names: the ones whose
 // properties the algorithm claims in the quorum mode, plus
 // message-complexity when the algorithm has a formula.
-func Claimed(a election.Algorithm, q election.QuorumMode) []string {
-	var out []string
+func Claimed(a election.Algorithm, q election.QuorumMode) []Name {
+	var out []Name
 	if a.Claims != nil {
 		claims := a.Claims(q)
 		for _, n := range Names {
@@ -96,20 +116,25 @@ func Claimed(a election.Algorithm, q election.QuorumMode) []string {
 // Run replays recs once and runs the named checkers (no names: Claimed).
 // An unknown name yields a failing Verdict that lists the known ones, so a
 // typo in a scenario fails the run visibly instead of checking nothing.
-func Run(recs []history.Record, opts Options, names ...string) []Verdict {
+func Run(recs []history.Record, opts Options, names ...Name) []Verdict {
 	if len(names) == 0 {
 		names = Claimed(opts.Algorithm, opts.Quorum)
 	}
-	sorted := Settled(recs)
+	sorted := DateFaults(recs)
 	t := newTimelineSorted(sorted, opts.Members)
 	opts.Members = t.Members
+	return runOn(t, sorted, opts, names)
+}
+
+// runOn runs the named checkers on a replayed history.
+func runOn(t *Timeline, sorted []history.Record, opts Options, names []Name) []Verdict {
 	out := make([]Verdict, 0, len(names))
 	for _, n := range names {
 		c, ok := checkers[n]
 		if !ok {
 			out = append(out, Verdict{
 				Checker: n,
-				Summary: fmt.Sprintf("unknown checker %q (known: %s)", n, strings.Join(Names, ", ")),
+				Summary: fmt.Sprintf("unknown checker %q (known: %s)", n, NamesText()),
 			})
 			continue
 		}
@@ -121,7 +146,7 @@ func Run(recs []history.Record, opts Options, names ...string) []Verdict {
 }
 
 // Check runs one checker; it is Run for a single name.
-func Check(recs []history.Record, opts Options, name string) Verdict {
+func Check(recs []history.Record, opts Options, name Name) Verdict {
 	return Run(recs, opts, name)[0]
 }
 

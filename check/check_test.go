@@ -14,11 +14,10 @@ func opts(n int) Options { return Options{Members: ids(n)} }
 
 func splitEvidence(t *testing.T, v Verdict) SplitBrainEvidence {
 	t.Helper()
-	ev, ok := v.Evidence.(SplitBrainEvidence)
-	if !ok {
-		t.Fatalf("evidence is %T, want SplitBrainEvidence", v.Evidence)
+	if v.Evidence.SplitBrain == nil {
+		t.Fatalf("evidence is %+v, want SplitBrainEvidence", v.Evidence)
 	}
-	return ev
+	return *v.Evidence.SplitBrain
 }
 
 func TestNoSplitBrainPassesOneLeaderAtATime(t *testing.T) {
@@ -216,12 +215,12 @@ func TestAgreementJudgesPartitionedComponentsSeparately(t *testing.T) {
 	h.lead(1600, 3, 2).follow(1600, 3, 2, 1, 2)
 	o := opts(5)
 	o.Checkpoints = []time.Time{at(500), at(3000)}
-	for _, name := range []string{Agreement, BullyMax} {
+	for _, name := range []Name{Agreement, BullyMax} {
 		v := Check(h.recs, o, name)
 		if !v.Pass {
 			t.Fatalf("%s: {1,2,3} on 3 and {4,5} on 5 must pass without quorum: %s", name, v.Summary)
 		}
-		ev := v.Evidence.(StableEvidence)
+		ev := (*v.Evidence.Stable)
 		if n := len(ev.Checkpoints[1].Components); n != 2 {
 			t.Fatalf("%s: %d components at the second checkpoint, want 2", name, n)
 		}
@@ -248,7 +247,7 @@ func TestQuorumMinorityMustHaveNoLeader(t *testing.T) {
 		t.Fatalf("minority {4,5} still leading must fail bully-max with quorum: %v %s", v.Pass, v.Summary)
 	}
 	h.undecided(2000, 4, 5) // the lease expires: the minority steps down
-	for _, name := range []string{Agreement, BullyMax} {
+	for _, name := range []Name{Agreement, BullyMax} {
 		if v := Check(h.recs, o, name); !v.Pass {
 			t.Fatalf("%s: leaderless minority and majority on 3 must pass: %s", name, v.Summary)
 		}
@@ -291,7 +290,7 @@ func TestEpochSafetyFailsOnTwoLeadersInOneEpoch(t *testing.T) {
 	}
 	h.lead(200, 1, 8)
 	v := Check(h.recs, opts(3), EpochSafety)
-	ev := v.Evidence.(EpochEvidence)
+	ev := (*v.Evidence.Epochs)
 	if v.Pass || len(ev.Violations) != 1 || ev.Violations[0].Epoch != 8 || !slices.Equal(ev.Violations[0].Nodes, []election.NodeID{1, 2}) {
 		t.Fatalf("epoch 8 led by 1 and 2 must fail: %v %+v", v.Pass, ev.Violations)
 	}
@@ -306,7 +305,7 @@ func TestLivenessMeasuresFromTheLastFault(t *testing.T) {
 	o := opts(5)
 	o.LivenessBound = 2 * time.Second
 	v := Check(h.recs, o, Liveness)
-	ev := v.Evidence.(*LivenessEvidence)
+	ev := v.Evidence.Liveness
 	if v.Pass || !ev.Reached || ev.Took != 4*time.Second || ev.LastFault != "heal" {
 		t.Fatalf("a leader 4s after the heal must fail a 2s bound: %v %+v", v.Pass, ev)
 	}
@@ -399,7 +398,7 @@ func TestMessageComplexityComparesTheFirstElection(t *testing.T) {
 	o := opts(3)
 	o.Algorithm = testAlgorithm(3, true)
 	v := Check(electionOfThree().recs, o, MessageComplexity)
-	ev := v.Evidence.(*ComplexityEvidence)
+	ev := v.Evidence.Complexity
 	if !v.Pass || ev.First != 3 || !ev.Compared {
 		t.Fatalf("3 election messages = exact 3 must pass: %s (%+v)", v.Summary, ev)
 	}
@@ -430,7 +429,7 @@ func TestMessageComplexitySegmentsElectionsByFaults(t *testing.T) {
 	h.lead(1010, 2, 2).follow(1020, 2, 2, 1)
 	o := opts(3)
 	o.Algorithm = testAlgorithm(3, true)
-	ev := Check(h.recs, o, MessageComplexity).Evidence.(*ComplexityEvidence)
+	ev := Check(h.recs, o, MessageComplexity).Evidence.Complexity
 	if len(ev.Elections) != 2 || ev.Elections[1].Election != 1 || !ev.Elections[1].Agreed.Equal(at(1020)) {
 		t.Fatalf("elections = %+v, want a second one of 1 message agreed at 1020ms", ev.Elections)
 	}
@@ -447,7 +446,7 @@ func TestMessageComplexityDoesNotCompareAFaultyFirstElection(t *testing.T) {
 	o := opts(3)
 	o.Algorithm = testAlgorithm(0, true)
 	v := Check(h.recs, o, MessageComplexity)
-	if ev := v.Evidence.(*ComplexityEvidence); !v.Pass || ev.Compared {
+	if ev := v.Evidence.Complexity; !v.Pass || ev.Compared {
 		t.Fatalf("a first election cut by a fault is not compared: %v %s", v.Pass, v.Summary)
 	}
 }
@@ -456,14 +455,14 @@ func TestRunUsesTheClaimsAndNamesUnknownCheckers(t *testing.T) {
 	o := opts(3)
 	o.Algorithm = testAlgorithm(3, true)
 	vs := Run(electionOfThree().recs, o)
-	var names []string
+	var names []Name
 	for _, v := range vs {
 		names = append(names, v.Checker)
 		if !v.Pass {
 			t.Errorf("%s failed a correct history: %s", v.Checker, v.Summary)
 		}
 	}
-	if !slices.Equal(names, []string{Agreement, BullyMax, MessageComplexity}) {
+	if !slices.Equal(names, []Name{Agreement, BullyMax, MessageComplexity}) {
 		t.Fatalf("checkers run = %v, want the claimed ones plus message-complexity", names)
 	}
 	v := Run(nil, o, "split-brian")[0]
@@ -525,7 +524,7 @@ func TestCheckpointAtTheNextFaultsInstantJudgesThePeriodBefore(t *testing.T) {
 	if !v.Pass {
 		t.Fatalf("the checkpoint must judge the stable period before the partition: %s", v.Summary)
 	}
-	if n := len(v.Evidence.(StableEvidence).Checkpoints[0].Components); n != 1 {
+	if n := len((*v.Evidence.Stable).Checkpoints[0].Components); n != 1 {
 		t.Fatalf("components = %d, want the single pre-partition component", n)
 	}
 }
@@ -552,7 +551,7 @@ func TestPausedNodesAreNotLive(t *testing.T) {
 	if v.Pass || !strings.Contains(v.Summary, "highest live ID is 4") {
 		t.Fatalf("with 5 paused, 4 is the highest live ID: %s", v.Summary)
 	}
-	ev := v.Evidence.(StableEvidence)
+	ev := (*v.Evidence.Stable)
 	if !slices.Equal(ev.Checkpoints[0].Paused, []election.NodeID{5}) {
 		t.Fatalf("paused = %v, want [5]", ev.Checkpoints[0].Paused)
 	}
@@ -563,7 +562,7 @@ func TestSettledDatesEachKilledNodeByItsOwnLastAct(t *testing.T) {
 	h.nodeFault(1000, 1010, "kill", 4, 5)
 	h.send(1003, 4, 1, "HEARTBEAT") // 4 still ran after the invoke; 5 did not
 	var oks []history.Record
-	for _, r := range Settled(h.recs) {
+	for _, r := range DateFaults(h.recs) {
 		if r.Kind == history.KindFault && r.Fault.Phase == history.FaultOK {
 			oks = append(oks, r)
 		}
@@ -578,7 +577,7 @@ func TestSettledDatesEachKilledNodeByItsOwnLastAct(t *testing.T) {
 	if !got[5].Equal(at(1000)) || !got[4].Equal(at(1003)) {
 		t.Fatalf("kill dated 4 at %v and 5 at %v, want 1003 (its last act) and 1000 (the invoke)", got[4], got[5])
 	}
-	if recs := Settled(h.recs[:len(h.recs)-2]); len(recs) != len(h.recs)-2 {
+	if recs := DateFaults(h.recs[:len(h.recs)-2]); len(recs) != len(h.recs)-2 {
 		t.Fatalf("a history whose kill never completed lost or gained records")
 	}
 }

@@ -12,41 +12,11 @@ import (
 	"github.com/ringleader-dev/ringleader/history"
 )
 
-// settled reports whether, in s, every component that is entitled to a
-// leader agrees on one: all its nodes view the same leader, that leader is a
-// live member of the component, and it is not exclude. Without a quorum every
-// component is entitled; with one, only a component holding a majority of
-// the membership. Bridged components are not judged (see Components). At
-// least one component must be judged: no live nodes, or no majority
-// anywhere, is not settled. leaders maps each judged component's smallest
-// ID to its leader.
-func settled(s chaos.State, members []election.NodeID, q election.QuorumMode, exclude election.NodeID) (leaders []election.NodeID, ok bool) {
-	maj := majority(members)
-	judged := 0
-	for _, c := range Components(s, members) {
-		if !c.Clique || (q == election.Majority && len(c.Nodes) < maj) {
-			continue
-		}
-		judged++
-		l := s.Views[c.Nodes[0]].Leader
-		if l == 0 || l == exclude || !slices.Contains(c.Nodes, l) {
-			return nil, false
-		}
-		for _, n := range c.Nodes {
-			if s.Views[n].Leader != l {
-				return nil, false
-			}
-		}
-		leaders = append(leaders, l)
-	}
-	return leaders, judged > 0
-}
-
-// firstSettled is the first instant in [from, to] at which the state is
-// settled.
-func firstSettled(t *Timeline, from, to time.Time, q election.QuorumMode, exclude election.NodeID) (time.Time, []election.NodeID, bool) {
+// firstSettled is the first instant in [from, to] at which the cluster is
+// settled (Settled), with the leaders of its entitled components.
+func firstSettled(t *Timeline, from, to time.Time, q election.QuorumMode) (time.Time, []election.NodeID, bool) {
 	for _, at := range t.Changes(from, to) {
-		if l, ok := settled(t.StateAt(at), t.Members, q, exclude); ok {
+		if l, ok := SettledLeaders(t.StateAt(at), t.Members, q); ok {
 			return at, l, true
 		}
 	}
@@ -83,12 +53,12 @@ func checkLiveness(t *Timeline, _ []history.Record, opts Options) Verdict {
 	}
 	ev.FromOffset = rel(t, ev.From)
 	ev.HistoryLeft = t.End.Sub(ev.From)
-	at, leaders, ok := firstSettled(t, ev.From, t.End, opts.Quorum, 0)
+	at, leaders, ok := firstSettled(t, ev.From, t.End, opts.Quorum)
 	since := "the start"
 	if ev.LastFault != "" {
 		since = fmt.Sprintf("the last fault (%s at %s)", ev.LastFault, ev.FromOffset)
 	}
-	v := Verdict{Checker: Liveness, Evidence: &ev}
+	v := Verdict{Checker: Liveness, Evidence: Evidence{Liveness: &ev}}
 	if !ok {
 		v.Summary = fmt.Sprintf("no leader agreed by every live node in the %v between %s and the end of the history (bound %v)", ev.HistoryLeft, since, bound)
 		return v
@@ -105,13 +75,14 @@ func checkLiveness(t *Timeline, _ []history.Record, opts Options) Verdict {
 	return v
 }
 
-// Failover is one fault that removed the leader (kill, stop or pause of the
-// node most live nodes viewed as leader, or of a node that viewed itself
-// as leader) and how long the cluster took to settle on another.
+// Failover is one fault that took the leader away from a majority — a
+// kill, stop or pause of the leader, or a partition that left the leader's
+// component without a majority of the membership — and how long the
+// cluster took to settle again.
 type Failover struct {
 	Op        string            `json:"op"`
 	Label     string            `json:"label"`
-	Leader    election.NodeID   `json:"leader"`  // the leader the fault removed
+	Leader    election.NodeID   `json:"leader"`  // the leader the fault took away
 	Invoked   time.Time         `json:"invoked"` // the fault's invoke record
 	From      time.Time         `json:"from"`    // its ok record (the invoke when there is none)
 	Recovered bool              `json:"recovered"`
@@ -124,11 +95,14 @@ type Failover struct {
 	Note string `json:"note,omitempty"`
 }
 
-// Failovers measures, for every kill, stop or pause of the then-leader, the
-// time from the fault taking effect to the first instant every live node
-// (per component, as liveness judges) views one new live leader. The search
-// stops at the next fault's invoke: what happens after that is no longer this
-// fault's failover.
+// Failovers measures, for every fault that took the leader away from a
+// majority, the time from the fault taking effect to the first instant the
+// cluster is settled again (Settled: every component entitled to a leader
+// agrees on a live leader of its own, and with a quorum a minority views
+// none). A settled component's leader is one of its live nodes, so the old
+// leader, dead, frozen or cut off from the majority, cannot be it. The
+// search stops at the next fault's invoke: what happens after that is no
+// longer this fault's failover.
 func Failovers(recs []history.Record, opts Options) []Failover {
 	t := NewTimeline(recs, opts.Members)
 	return FailoversOf(t, opts.Quorum)
@@ -138,16 +112,11 @@ func Failovers(recs []history.Record, opts Options) []Failover {
 func FailoversOf(t *Timeline, q election.QuorumMode) []Failover {
 	var out []Failover
 	for i, f := range t.Faults {
-		switch chaos.Op(f.Op) {
-		case chaos.Kill, chaos.Stop, chaos.Pause:
-		default:
-			continue
-		}
 		if f.Failed || f.Applied.IsZero() {
 			continue
 		}
-		leader := leaderAmong(t.StateAt(f.Invoked), t.Members, f.Nodes)
-		if leader == 0 {
+		leader := tookLeader(t, f)
+		if leader == election.None {
 			continue
 		}
 		fo := Failover{Op: f.Op, Label: f.Label, Leader: leader, Invoked: f.Invoked, From: f.At()}
@@ -158,7 +127,7 @@ func FailoversOf(t *Timeline, q election.QuorumMode) []Failover {
 				break
 			}
 		}
-		at, leaders, ok := firstSettled(t, fo.From, limit, q, leader)
+		at, leaders, ok := firstSettled(t, fo.From, limit, q)
 		if ok && (at.Before(limit) || limit.Equal(t.End)) {
 			fo.Recovered, fo.At, fo.NewLeader = true, at, leaders
 			fo.Duration = at.Sub(fo.From)
@@ -169,6 +138,34 @@ func FailoversOf(t *Timeline, q election.QuorumMode) []Failover {
 		out = append(out, fo)
 	}
 	return out
+}
+
+// tookLeader returns the leader fault f took away from a majority, or None.
+// Before the fault: the target that led (kill, stop, pause), or the leader
+// most live nodes viewed (partition). After it: that leader is no longer
+// live, or its component no longer holds a majority of the membership.
+func tookLeader(t *Timeline, f FaultSpan) election.NodeID {
+	before := t.StateAt(f.Invoked)
+	var leader election.NodeID
+	switch chaos.Op(f.Op) {
+	case chaos.Kill, chaos.Stop, chaos.Pause:
+		leader = leaderAmong(before, t.Members, f.Nodes)
+	case chaos.Partition:
+		leader = before.CommonLeader(t.Members)
+	}
+	if leader == election.None {
+		return election.None
+	}
+	after := t.StateAt(f.At())
+	if !after.Live(leader) {
+		return leader
+	}
+	for _, c := range Components(after, t.Members) {
+		if slices.Contains(c.Nodes, leader) && len(c.Nodes) < majority(t.Members) {
+			return leader
+		}
+	}
+	return election.None
 }
 
 // leaderAmong returns the target that led at s: one that viewed itself as
@@ -276,8 +273,9 @@ func CountSends(recs []history.Record, a election.Algorithm, members []election.
 	return c
 }
 
-// Elections segments the history's election and announce sends into
-// elections (see Election). Stretches with no such sends are left out.
+// Elections segments the history into elections (see Election): every
+// stretch from the cluster leaving a settled state to settling again, with
+// the election and announce messages sent in it.
 func Elections(t *Timeline, recs []history.Record, a election.Algorithm, q election.QuorumMode) []Election {
 	// Settled stretches, from the snapshots.
 	type stretch struct {
@@ -293,7 +291,7 @@ func Elections(t *Timeline, recs []history.Record, a election.Algorithm, q elect
 				continue // only the last state of an instant lasts
 			}
 		}
-		l, ok := settled(sn.state, t.Members, q, 0)
+		l, ok := SettledLeaders(sn.state, t.Members, q)
 		switch {
 		case ok && len(stable) > 0 && stable[len(stable)-1].end.Equal(sn.at) && slices.Equal(stable[len(stable)-1].leaders, l):
 			stable[len(stable)-1].end = end
@@ -337,8 +335,12 @@ func Elections(t *Timeline, recs []history.Record, a election.Algorithm, q elect
 			segs[i].Announce += w
 		}
 	}
+	// Every stretch that ended in agreement is an election, sent
+	// messages or not: after a heal the minority may simply adopt the
+	// leader whose heartbeats it hears again. An unfinished stretch
+	// counts when it sent something.
 	for _, s := range segs {
-		if s.Election+s.Announce > 0 {
+		if s.Election+s.Announce > 0 || !s.Agreed.IsZero() {
 			out = append(out, s)
 		}
 	}
@@ -369,7 +371,7 @@ func checkMessageComplexity(t *Timeline, recs []history.Record, opts Options) Ve
 		Counts:    CountSends(recs, a, t.Members),
 		Elections: Elections(t, recs, a, opts.Quorum),
 	}
-	v := Verdict{Checker: MessageComplexity, Evidence: ev, Pass: true}
+	v := Verdict{Checker: MessageComplexity, Evidence: Evidence{Complexity: ev}, Pass: true}
 	if ev.Counts.Total == 0 {
 		v.Pass = false
 		v.Summary = "the history has no send records: nothing to count (was message logging off?)"
@@ -388,7 +390,7 @@ func checkMessageComplexity(t *Timeline, recs []history.Record, opts Options) Ve
 			firstFault = fs.Invoked
 		}
 	}
-	agreedAt, _, ok := firstSettled(t, t.Start, t.End, opts.Quorum, 0)
+	agreedAt, _, ok := firstSettled(t, t.Start, t.End, opts.Quorum)
 	if !ok || !agreedAt.Before(firstFault) {
 		ev.Note = "the first election did not settle before the first fault; formula not compared"
 		v.Summary = counts + "; " + ev.Note
@@ -396,7 +398,7 @@ func checkMessageComplexity(t *Timeline, recs []history.Record, opts Options) Ve
 	}
 	cutoff := firstFault
 	for _, at := range t.Changes(agreedAt, t.End)[1:] {
-		if _, ok := settled(t.StateAt(at), t.Members, opts.Quorum, 0); !ok {
+		if !Settled(t.StateAt(at), t.Members, opts.Quorum) {
 			cutoff = earlierOf(cutoff, at)
 			break
 		}

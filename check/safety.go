@@ -264,7 +264,7 @@ func checkNoSplitBrain(t *Timeline, _ []history.Record, _ Options) Verdict {
 	ev.StaleMillis = ms(unionLength(stale))
 	ev.Total = unionLength(ev.Overlaps)
 	ev.TotalMillis, ev.PairTotalMillis = ms(ev.Total), ms(ev.PairTotal)
-	v := Verdict{Checker: NoSplitBrain, Evidence: ev, Pass: len(ev.Overlaps) == 0}
+	v := Verdict{Checker: NoSplitBrain, Evidence: Evidence{SplitBrain: &ev}, Pass: len(ev.Overlaps) == 0}
 	staleNote := ""
 	if len(stale) > 0 {
 		staleNote = fmt.Sprintf("; a paused (frozen) stale leader believed it led beside another for %v, not counted: it could not act", unionLength(stale))
@@ -325,7 +325,7 @@ func checkEpochSafety(t *Timeline, _ []history.Record, _ Options) Verdict {
 			ev.Violations = append(ev.Violations, e)
 		}
 	}
-	v := Verdict{Checker: EpochSafety, Evidence: ev, Pass: len(ev.Violations) == 0}
+	v := Verdict{Checker: EpochSafety, Evidence: Evidence{Epochs: &ev}, Pass: len(ev.Violations) == 0}
 	if v.Pass {
 		v.Summary = fmt.Sprintf("%d epoch(s) with a leader, one leader each", len(ev.Epochs))
 		return v

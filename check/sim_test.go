@@ -46,11 +46,11 @@ func TestSimulatedBullyPartitionSplitsBrainPerComponent(t *testing.T) {
 			t.Errorf("%s: pass=%v, want %v: %s", v.Checker, v.Pass, want, v.Summary)
 		}
 	}
-	ev := vs[2].Evidence.(check.SplitBrainEvidence)
+	ev := *vs[2].Evidence.SplitBrain
 	if len(ev.Overlaps) == 0 || ev.Overlaps[0].Nodes != [2]election.NodeID{3, 5} {
 		t.Fatalf("overlaps = %+v, want 3 and 5 leading their sides", ev.Overlaps)
 	}
-	mid := vs[0].Evidence.(check.StableEvidence).Checkpoints[1]
+	mid := (*vs[0].Evidence.Stable).Checkpoints[1]
 	if len(mid.Components) != 2 {
 		t.Fatalf("during the partition: %d components, want 2", len(mid.Components))
 	}
@@ -71,7 +71,7 @@ func TestSimulatedBullyFirstElectionWithinFormula(t *testing.T) {
 		t.Skip("bully publishes no formula")
 	}
 	v := check.Check(mem.Records(), check.Options{Algorithm: s.Algorithm(), Members: members}, check.MessageComplexity)
-	ev := v.Evidence.(*check.ComplexityEvidence)
+	ev := v.Evidence.Complexity
 	if !v.Pass || !ev.Compared {
 		t.Fatalf("%s", v.Summary)
 	}

@@ -114,8 +114,8 @@ func judgeStable(t *Timeline, opts Options, judge func(c *ComponentJudgement)) (
 	return ev, failures
 }
 
-func stableVerdict(name string, ev StableEvidence, failures []string, okText string) Verdict {
-	v := Verdict{Checker: name, Evidence: ev, Pass: len(failures) == 0}
+func stableVerdict(name Name, ev StableEvidence, failures []string, okText string) Verdict {
+	v := Verdict{Checker: name, Evidence: Evidence{Stable: &ev}, Pass: len(failures) == 0}
 	if v.Pass {
 		comps, skipped := 0, 0
 		for _, cp := range ev.Checkpoints {
@@ -139,28 +139,14 @@ func stableVerdict(name string, ev StableEvidence, failures []string, okText str
 	return v
 }
 
-// checkAgreement: at each checkpoint, within each component of live nodes,
-// every node views the same non-zero leader. In quorum mode a minority
-// component may instead agree on having no leader (bully-max then demands
-// that it has none).
+// checkAgreement: at each checkpoint, every component is settled by the
+// one rule (Settled): a component entitled to a leader agrees on a live
+// leader of its own; in quorum mode a minority views no leader at all.
 func checkAgreement(t *Timeline, _ []history.Record, opts Options) Verdict {
-	quorum := opts.Quorum == election.Majority
 	ev, failures := judgeStable(t, opts, func(c *ComponentJudgement) {
-		first := c.Views[c.Nodes[0]]
-		same := true
-		for _, n := range c.Nodes {
-			if c.Views[n] != first {
-				same = false
-			}
-		}
-		switch {
-		case !same:
-			c.Problem = "nodes disagree: " + describeViews(c.Nodes, c.Views)
-		case first == 0 && !(quorum && !c.Majority):
-			c.Problem = "no node views a leader"
-		default:
-			c.Pass = true
-		}
+		entitled := Entitled(len(c.Nodes), opts.Members, opts.Quorum)
+		c.Problem = componentProblem(c.Nodes, c.Views, entitled)
+		c.Pass = c.Problem == ""
 	})
 	return stableVerdict(Agreement, ev, failures, "every component agrees")
 }

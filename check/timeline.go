@@ -169,7 +169,7 @@ func MembersOf(recs []history.Record, members []election.NodeID) []election.Node
 //   - partition ok: its directed cuts are added to those in force; heal ok
 //     clears every cut.
 func NewTimeline(recs []history.Record, members []election.NodeID) *Timeline {
-	return newTimelineSorted(Settled(recs), members)
+	return newTimelineSorted(DateFaults(recs), members)
 }
 
 // newTimelineSorted is NewTimeline for records already Settled, so

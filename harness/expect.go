@@ -10,43 +10,11 @@ import (
 	"github.com/ringleader-dev/ringleader/scenario"
 )
 
-// Stable reports whether the cluster has settled at s: in every component
-// of live nodes that can all talk to each other, either every node views the
-// same leader and that leader is a live node of the component, or — in
-// quorum mode, for a component smaller than a majority, which is not
-// entitled to a leader — no node views any leader (the rule the agreement
-// and bully-max checkers judge by). Components joined only
-// through a bridge node are not judged: nothing says what they should agree
-// on. At least one node must be live.
+// Stable reports whether the cluster has settled at s: the one rule of
+// check.Settled, which liveness, failover, the elections table and the
+// agreement checker judge by too.
 func Stable(s chaos.State, members []election.NodeID, q election.QuorumMode) bool {
-	comps := check.Components(s, members)
-	if len(comps) == 0 {
-		return false
-	}
-	maj := len(members)/2 + 1
-	for _, c := range comps {
-		if !c.Clique {
-			continue
-		}
-		if q == election.Majority && len(c.Nodes) < maj {
-			for _, n := range c.Nodes {
-				if s.Views[n].Leader != election.None {
-					return false
-				}
-			}
-			continue
-		}
-		l := s.Views[c.Nodes[0]].Leader
-		if l == election.None || !slices.Contains(c.Nodes, l) {
-			return false
-		}
-		for _, n := range c.Nodes {
-			if s.Views[n].Leader != l {
-				return false
-			}
-		}
-	}
-	return true
+	return check.Settled(s, members, q)
 }
 
 // expectNodes is the set an expectation looks at, and why the expectation

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/report"
 )
@@ -25,10 +24,11 @@ func writeReport(r *Result) error {
 		Date:      r.Started,
 		Seed:      r.Seed,
 		Records:   r.records,
+		Analysis:  r.analysis,
 	}
-	if r.Quorum != "none" {
-		rep.Quorum = election.QuorumMode(r.Quorum)
-	}
+	// results.json spells the mode as people do; a bad spelling would
+	// have been refused when the scenario was read.
+	rep.Quorum, _ = election.ParseQuorum(r.Quorum)
 	if r.Description != "" {
 		rep.Notes = append(rep.Notes, r.Description)
 	}
@@ -58,10 +58,6 @@ func writeReport(r *Result) error {
 				Pass: s.Expect.Pass, Detail: s.Expect.Seen,
 			})
 		}
-	}
-	rep.Failovers = []check.Failover{}
-	for _, f := range r.Failovers {
-		rep.Failovers = append(rep.Failovers, f.Failover)
 	}
 	f, err := os.Create(filepath.Join(r.Dir, "report.html"))
 	if err != nil {

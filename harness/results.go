@@ -40,6 +40,9 @@ type Result struct {
 	Failovers   []FailoverResult `json:"failovers"`
 	SplitBrain  SplitBrain       `json:"split_brain"`
 	Messages    *check.Counts    `json:"messages,omitempty"`
+	// Elections are the stretches from the cluster leaving a settled
+	// state to settling again, with their messages (check.Elections).
+	Elections []check.Election `json:"elections"`
 
 	// Pass: the run completed, every expectation held and every checker
 	// gave the verdict the scenario expects.
@@ -50,8 +53,9 @@ type Result struct {
 	// cancellation), as opposed to judgements.
 	Errors []string `json:"errors,omitempty"`
 
-	origin  time.Time
-	records []history.Record
+	origin   time.Time
+	records  []history.Record
+	analysis *check.Analysis // what judge computed; the report draws it
 }
 
 // Timing is the cluster's timing in milliseconds.
@@ -106,7 +110,7 @@ type CheckerResult struct {
 // FailoverResult is a failover with its length in suspicion timeouts.
 // Millis counts from when the fault took effect as the nodes show it (a
 // killed node's last act after the invoke, or the invoke; see
-// check.Settled), falling back on the engine's ok record; FromInvokeMillis
+// check.DateFaults), falling back on the engine's ok record; FromInvokeMillis
 // counts from the invoke record. In the simulator the two are equal.
 type FailoverResult struct {
 	check.Failover
@@ -164,7 +168,7 @@ func (r *Result) ExpectationsPassed() (passed, total int) {
 }
 
 // Checker returns the result of the named checker, if it ran.
-func (r *Result) Checker(name string) (CheckerResult, bool) {
+func (r *Result) Checker(name check.Name) (CheckerResult, bool) {
 	for _, c := range r.Checkers {
 		if c.Checker == name {
 			return c, true

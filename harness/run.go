@@ -90,7 +90,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	}
 	res = &Result{
 		Scenario: sc.Name, File: sc.File, Description: sc.Description,
-		Backend: backend.Name(), Algorithm: sc.Cluster.Algorithm, Quorum: quorumName(sc.Cluster.Quorum),
+		Backend: backend.Name(), Algorithm: sc.Cluster.Algorithm, Quorum: sc.Cluster.Quorum.String(),
 		Members: r.members, Timing: timingOf(sc.Cluster.Timing), Seed: opts.Seed,
 		Rep: opts.Rep, Reps: opts.Reps, Dir: dir, Started: time.Now(),
 		Cluster: clusterName(sc.Name, opts.Rep),
@@ -222,37 +222,23 @@ func (r *runner) steps(ctx context.Context) error {
 	return nil
 }
 
-// judge runs the checkers and measures failovers, overlaps and messages.
+// judge analyses the history once (check.Analyze) and hands the analysis
+// to results.json and the report: verdicts, failovers, overlaps, message
+// counts and elections.
 func (r *runner) judge(recs []history.Record) {
 	sc := r.sc
-	opts := check.Options{
-		Algorithm: r.alg, Quorum: sc.Cluster.Quorum, Members: r.members, Timing: sc.Cluster.Timing,
-		Checkpoints: r.checkpoints, LivenessBound: sc.LivenessBound,
-	}
-	names := sc.Checkers
-	if len(names) == 0 {
-		names = defaultCheckers(r.alg, sc.Cluster.Quorum)
-	}
-	for name := range sc.ExpectCheckers {
-		if !slices.Contains(names, name) {
-			names = append(names, name)
-		}
-	}
-	names = ordered(names)
-	for _, v := range check.Run(recs, opts, names...) {
+	an := check.Analyze(recs, CheckOptions(sc, r.alg, r.checkpoints), CheckerNames(sc, r.alg)...)
+	r.res.analysis = an
+	for _, v := range an.Verdicts {
 		want := sc.Expected(v.Checker)
 		r.res.Checkers = append(r.res.Checkers, CheckerResult{Verdict: v, Expected: verdictWord(want), Match: v.Pass == want})
 	}
 	r.res.Checkpoints = len(r.checkpoints)
-
-	// Overlap is measured on every run, claimed or not: it is the figure
-	// that shows split brain appear without quorum and vanish with it.
-	if sb, ok := check.Check(recs, opts, check.NoSplitBrain).Evidence.(check.SplitBrainEvidence); ok {
-		r.res.SplitBrain = SplitBrain{Overlaps: len(sb.Overlaps), TotalMillis: sb.TotalMillis, PairTotalMillis: sb.PairTotalMillis,
-			StaleOverlaps: len(sb.StaleOverlaps), StaleMillis: sb.StaleMillis}
-	}
+	sb := an.SplitBrain
+	r.res.SplitBrain = SplitBrain{Overlaps: len(sb.Overlaps), TotalMillis: sb.TotalMillis, PairTotalMillis: sb.PairTotalMillis,
+		StaleOverlaps: len(sb.StaleOverlaps), StaleMillis: sb.StaleMillis}
 	susp := ms(sc.Cluster.Timing.Suspicion)
-	for _, f := range check.Failovers(recs, opts) {
+	for _, f := range an.Failovers {
 		fo := FailoverResult{Failover: f}
 		if f.Recovered {
 			fo.FromInvokeMillis = ms(f.At.Sub(f.Invoked))
@@ -262,20 +248,40 @@ func (r *runner) judge(recs []history.Record) {
 		}
 		r.res.Failovers = append(r.res.Failovers, fo)
 	}
-	c := check.CountSends(recs, r.alg, r.members)
-	r.res.Messages = &c
+	r.res.Messages = &an.Counts
+	r.res.Elections = an.Elections
 }
 
-// defaultCheckers are the properties the algorithm claims in its quorum
-// mode. message-complexity is left out unless a scenario names it: the
-// published formulas count one election in which every node starts at the
-// same instant, and containers boot one after another, so the first
-// election of a container run is not the election the formula describes.
-// The simulator's complexity command is where counts meet formulas.
-func defaultCheckers(a election.Algorithm, q election.QuorumMode) []string {
-	var out []string
-	for _, n := range check.Claimed(a, q) {
-		if n != check.MessageComplexity {
+// CheckOptions are the checkers' options for a run of sc on algorithm a
+// whose stable waits and expectations passed at checkpoints. The explorer
+// judges its schedules with them too.
+func CheckOptions(sc *scenario.Scenario, a election.Algorithm, checkpoints []time.Time) check.Options {
+	return check.Options{
+		Algorithm: a, Quorum: sc.Cluster.Quorum, Members: sc.Members(), Timing: sc.Cluster.Timing,
+		Checkpoints: checkpoints, LivenessBound: sc.LivenessBound,
+	}
+}
+
+// CheckerNames are the checkers a run of sc runs, in check.Names order:
+// the scenario's list, or the properties the algorithm claims in its quorum
+// mode; plus every checker whose verdict the scenario states. The
+// message-complexity checker runs only when named: the published formulas
+// count one election in which every node starts at the same instant, and
+// containers boot one after another, so the first election of a container
+// run is not the election the formula describes (the simulator's
+// complexity command is where counts meet formulas).
+func CheckerNames(sc *scenario.Scenario, a election.Algorithm) []check.Name {
+	names := sc.Checkers
+	if len(names) == 0 {
+		for _, n := range check.Claimed(a, sc.Cluster.Quorum) {
+			if n != check.MessageComplexity {
+				names = append(names, n)
+			}
+		}
+	}
+	var out []check.Name
+	for _, n := range check.Names {
+		if _, stated := sc.ExpectCheckers[n]; stated || slices.Contains(names, n) {
 			out = append(out, n)
 		}
 	}
@@ -287,17 +293,6 @@ func verdictWord(pass bool) string {
 		return "pass"
 	}
 	return "fail"
-}
-
-// ordered sorts checker names in the order the check package reports them.
-func ordered(names []string) []string {
-	var out []string
-	for _, n := range check.Names {
-		if slices.Contains(names, n) {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // IsInterrupted reports whether err comes from a cancelled run.
@@ -350,11 +345,5 @@ func clusterName(scenarioName string, rep int) string {
 	return fmt.Sprintf("%s-r%d-%06x", n, rep, rand.Uint32()&0xffffff)
 }
 
-func quorumName(q election.QuorumMode) string {
-	if q == election.NoQuorum {
-		return "none"
-	}
-	return string(q)
-}
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -17,19 +17,19 @@ import (
 // A checker cell reads "pass" or "FAIL"; a verdict the scenario expected to
 // be a failure reads "fail (expected)"; "-" means the checker did not run.
 func Table(w io.Writer, results []*Result) error {
-	var names []string
-	for _, r := range results {
-		for _, c := range r.Checkers {
-			if !slices.Contains(names, c.Checker) {
-				names = append(names, c.Checker)
+	// Every checker any run ran, in check.Names order.
+	var names []check.Name
+	for _, n := range check.Names {
+		for _, r := range results {
+			if _, ran := r.Checker(n); ran && !slices.Contains(names, n) {
+				names = append(names, n)
 			}
 		}
 	}
-	names = ordered(names)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"SCENARIO", "REP", "EXPECT"}
 	for _, n := range names {
-		head = append(head, strings.ToUpper(n))
+		head = append(head, strings.ToUpper(string(n)))
 	}
 	head = append(head, "FAILOVER", "OVERLAP", "RESULT")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
@@ -107,7 +107,7 @@ type Summary struct {
 	Runs     int    `json:"runs"`
 	Passed   int    `json:"passed"`
 	// Failover is over every recovered failover of every run, from the
-	// fault as the nodes show it (check.Settled); FailoverFromInvoke from
+	// fault as the nodes show it (check.DateFaults); FailoverFromInvoke from
 	// its invoke record.
 	Failover           check.FailoverStats `json:"failover"`
 	FailoverFromInvoke check.FailoverStats `json:"failover_from_invoke"`

@@ -60,15 +60,17 @@ type Report struct {
 	// ExpectedFail names checkers the scenario expects to fail (a run
 	// that must show split brain): their fail is drawn as the expected
 	// outcome, not as a fault of the run.
-	ExpectedFail []string
+	ExpectedFail []check.Name
 	// Passed, when set, is the run's own verdict (every expectation held
 	// and every checker gave the verdict expected of it); the page's
 	// headline shows it instead of "all checks pass".
 	Passed       *bool
 	Steps        []Step
 	Expectations []Expectation
-	// Failovers; nil: measured from Records with check.FailoversOf.
-	Failovers []check.Failover
+	// Analysis of Records (its timeline, failovers, elections, overlaps),
+	// as the harness computed it for results.json; nil: the page
+	// analyses Records itself. Either way the history is replayed once.
+	Analysis *check.Analysis
 	// ElectionTypes and AnnounceTypes classify message types in the tables
 	// and the sequence diagram; nil: taken from the registered algorithm
 	// named Algorithm, when there is one.
@@ -169,25 +171,25 @@ type failoverRow struct {
 }
 
 func build(r Report) (*pageData, error) {
-	recs := check.Settled(r.Records)
-	tl := check.NewTimeline(recs, r.Members)
 	alg := algorithmFor(r)
+	an := r.Analysis
+	if an == nil {
+		an = check.Analyze(r.Records, check.Options{Algorithm: alg, Quorum: r.Quorum, Members: r.Members})
+	}
+	recs, tl := an.Records, an.Timeline
 
 	p := &pageData{
 		Title:     r.Title,
 		Scenario:  r.Scenario,
 		Backend:   r.Backend,
 		Algorithm: r.Algorithm,
-		Quorum:    string(r.Quorum),
+		Quorum:    r.Quorum.String(),
 		N:         len(tl.Members),
 		Members:   idsText(tl.Members),
 		Seed:      r.Seed,
 		Notes:     r.Notes,
 		Records:   len(recs),
 		AllPass:   true,
-	}
-	if p.Quorum == "" {
-		p.Quorum = "none"
 	}
 	if p.Title == "" {
 		p.Title = "ringleader run"
@@ -205,8 +207,8 @@ func build(r Report) (*pageData, error) {
 	p.Span = tl.End.Sub(tl.Start).String()
 
 	for _, v := range r.Verdicts {
-		row := verdictRow{Checker: v.Checker, Pass: v.Pass, Summary: v.Summary, Expected: !v.Pass && slices.Contains(r.ExpectedFail, v.Checker)}
-		if v.Evidence != nil {
+		row := verdictRow{Checker: string(v.Checker), Pass: v.Pass, Summary: v.Summary, Expected: !v.Pass && slices.Contains(r.ExpectedFail, v.Checker)}
+		if !v.Evidence.IsZero() {
 			b, err := json.MarshalIndent(v.Evidence, "", "  ")
 			if err != nil {
 				row.Evidence = fmt.Sprintf("(evidence not encodable: %v)", err)
@@ -229,14 +231,14 @@ func build(r Report) (*pageData, error) {
 
 	pal := newPalette(tl.Members)
 	p.Legend = legend(tl, pal)
-	p.Timeline = timelinePlot(tl, pal, r, checkpointsOf(r.Verdicts))
+	p.Timeline = timelinePlot(tl, an.SplitBrain, pal, r, checkpointsOf(r.Verdicts))
 
 	for _, e := range r.Expectations {
 		p.Expectations = append(p.Expectations, expectationRow{Name: e.Name, Offset: offset(tl, e.Time), Detail: e.Detail, Pass: e.Pass})
 	}
 
 	p.Counts, p.CountTotal = countRows(recs, alg)
-	for _, e := range check.Elections(tl, recs, alg, r.Quorum) {
+	for _, e := range an.Elections {
 		row := electionRow{Offset: offset(tl, e.Start), Leaders: idsText(e.Leaders), Election: e.Election, Announce: e.Announce, Types: typesText(e.ByType), Unfinished: e.Unfinished}
 		if !e.Agreed.IsZero() {
 			row.Agreed = offset(tl, e.Agreed)
@@ -245,10 +247,7 @@ func build(r Report) (*pageData, error) {
 		p.Elections = append(p.Elections, row)
 	}
 
-	fos := r.Failovers
-	if fos == nil {
-		fos = check.FailoversOf(tl, r.Quorum)
-	}
+	fos := an.Failovers
 	for _, f := range fos {
 		row := failoverRow{Label: f.Label, Leader: f.Leader, From: offset(tl, f.From), NewLeader: idsText(f.NewLeader), Recovered: f.Recovered, Note: f.Note}
 		if f.Recovered {
@@ -323,11 +322,10 @@ func countRows(recs []history.Record, a election.Algorithm) ([]countRow, countRo
 	return out, total
 }
 
-// checkpointsOf finds the checkpoints agreement or bully-max judged, when
-// their evidence is still the checker's own type (not a decoded JSON copy).
+// checkpointsOf finds the checkpoints agreement or bully-max judged.
 func checkpointsOf(vs []check.Verdict) []time.Time {
 	for _, v := range vs {
-		if ev, ok := v.Evidence.(check.StableEvidence); ok {
+		if ev := v.Evidence.Stable; ev != nil {
 			var out []time.Time
 			for _, cp := range ev.Checkpoints {
 				out = append(out, cp.At)

@@ -254,7 +254,7 @@ func niceStep(span time.Duration, max int) time.Duration {
 	}
 }
 
-func timelinePlot(tl *check.Timeline, pal palette, r Report, checkpoints []time.Time) *svgPlot {
+func timelinePlot(tl *check.Timeline, sb check.SplitBrainEvidence, pal palette, r Report, checkpoints []time.Time) *svgPlot {
 	const (
 		W       = 1200.0
 		left    = 70.0
@@ -384,8 +384,7 @@ func timelinePlot(tl *check.Timeline, pal palette, r Report, checkpoints []time.
 	// The split-brain strip: every instant with two or more leaders. A
 	// stretch where one of them was frozen (paused) is drawn paler: a
 	// stale belief, not two acting leaders.
-	ivs := check.LeaderIntervals(tl)
-	overlaps := append(check.Overlaps(tl, ivs), check.StaleOverlaps(tl, ivs)...)
+	overlaps := append(slices.Clone(sb.Overlaps), sb.StaleOverlaps...)
 	if len(overlaps) > 0 {
 		p.Texts = append(p.Texts, svgText{X: left - 8, Y: y + 9, Text: "≥2 leaders", Anchor: "end", Fill: splitColour, Size: 10, Bold: true})
 		p.Rects = append(p.Rects, svgRect{X: left, Y: y, W: sc.width, H: 12, Fill: "#fff5f5", Stroke: "#f3c4c4", StrokeW: 0.5})

@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 )
 
@@ -42,15 +43,15 @@ func Format(sc *Scenario, header string) ([]byte, error) {
 	if len(sc.Checkers) > 0 {
 		seq := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
 		for _, c := range sc.Checkers {
-			seq.Content = append(seq.Content, str(c))
+			seq.Content = append(seq.Content, str(string(c)))
 		}
 		add(root, "checkers", seq)
 	}
 	if len(sc.ExpectCheckers) > 0 {
 		m := mapping(true)
-		for _, c := range Checkers { // a fixed order: the file is stable
+		for _, c := range check.Names { // a fixed order: the file is stable
 			if want, ok := sc.ExpectCheckers[c]; ok {
-				add(m, c, str(verdictText(want)))
+				add(m, string(c), str(verdictText(want)))
 			}
 		}
 		add(root, "expect_checkers", m)

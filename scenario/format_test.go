@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	_ "github.com/ringleader-dev/ringleader/election/all" // the shipped scenarios name real algorithms
 )
@@ -70,8 +71,8 @@ func TestFormatWritesEveryFaultFormAndTheHeader(t *testing.T) {
 			{Op: OpExpect, Expect: &Expectation{Kind: ExpectLeaders, Leaders: []election.NodeID{3, 5}, On: OnAllLive, Within: 2 * time.Second, For: time.Second}},
 			WaitStep(2 * time.Minute),
 		},
-		Checkers:       []string{"no-split-brain"},
-		ExpectCheckers: map[string]bool{"no-split-brain": false},
+		Checkers:       []check.Name{check.NoSplitBrain},
+		ExpectCheckers: map[check.Name]bool{check.NoSplitBrain: false},
 		LivenessBound:  5 * time.Second,
 	}
 	out, err := Format(sc, "found by the explorer\nseed 7")

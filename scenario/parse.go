@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 )
 
@@ -395,32 +396,37 @@ func algorithmNames() string {
 	return strings.Join(names, ", ")
 }
 
-func (p *parser) checkerList(n *yaml.Node) []string {
+func (p *parser) checkerList(n *yaml.Node) []check.Name {
 	if n.Kind != yaml.SequenceNode {
-		p.errf(n, "checkers", "want a list of checker names (valid: %s), got %s", strings.Join(Checkers, ", "), describe(n))
+		p.errf(n, "checkers", "want a list of checker names (valid: %s), got %s", check.NamesText(), describe(n))
 		return nil
 	}
-	var out []string
+	var out []check.Name
 	for i, c := range n.Content {
 		field := fmt.Sprintf("checkers[%d]", i)
 		v, ok := p.str(c, field)
 		if !ok {
 			continue
 		}
-		if !slices.Contains(Checkers, v) {
-			p.errf(c, field, "unknown checker %q (valid: %s)", v, strings.Join(Checkers, ", "))
+		name, err := check.ParseName(v)
+		if err != nil {
+			p.errf(c, field, "%v", err)
 			continue
 		}
-		if !slices.Contains(out, v) {
-			out = append(out, v)
+		if !slices.Contains(out, name) {
+			out = append(out, name)
 		}
 	}
 	return out
 }
 
-func (p *parser) expectCheckers(n *yaml.Node) map[string]bool {
-	out := map[string]bool{}
-	f := p.fields(n, "expect_checkers", Checkers...)
+func (p *parser) expectCheckers(n *yaml.Node) map[check.Name]bool {
+	out := map[check.Name]bool{}
+	names := make([]string, len(check.Names))
+	for i, c := range check.Names {
+		names[i] = string(c)
+	}
+	f := p.fields(n, "expect_checkers", names...)
 	for name, v := range f {
 		field := "expect_checkers." + name
 		s, ok := p.str(v, field)
@@ -429,9 +435,9 @@ func (p *parser) expectCheckers(n *yaml.Node) map[string]bool {
 		}
 		switch s {
 		case "pass":
-			out[name] = true
+			out[check.Name(name)] = true
 		case "fail":
-			out[name] = false
+			out[check.Name(name)] = false
 		default:
 			p.errf(v, field, "%q: want pass or fail", s)
 		}

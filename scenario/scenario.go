@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 )
 
@@ -31,12 +32,12 @@ type Scenario struct {
 	Repeat int
 	// Checkers to run; empty means every property the algorithm claims
 	// in its quorum mode (plus message-complexity when it has a formula).
-	Checkers []string
+	Checkers []check.Name
 	// ExpectCheckers maps a checker to the verdict the scenario expects
 	// from it: true = pass, false = fail (a scenario built to show split
 	// brain expects no-split-brain to fail). Checkers not named here are
 	// expected to pass.
-	ExpectCheckers map[string]bool
+	ExpectCheckers map[check.Name]bool
 	// LivenessBound is the liveness checker's bound after the last fault
 	// (zero: the checker's default).
 	LivenessBound time.Duration
@@ -182,11 +183,8 @@ func (e *Expectation) String() string {
 	return fmt.Sprintf("%s on %s within %v", what, on, e.Within)
 }
 
-// Checkers is every checker a scenario may name.
-var Checkers = []string{"agreement", "bully-max", "no-split-brain", "epoch-safety", "liveness", "message-complexity"}
-
 // Expected reports the verdict the scenario expects from checker name.
-func (s *Scenario) Expected(name string) bool {
+func (s *Scenario) Expected(name check.Name) bool {
 	if v, ok := s.ExpectCheckers[name]; ok {
 		return v
 	}

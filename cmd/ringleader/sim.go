@@ -465,7 +465,7 @@ func printExplore(w io.Writer, r explore.Result, elapsed time.Duration) {
 		fmt.Fprintf(w, "a paused leader's frozen view overlapped another leader in %d schedules (stale, not split brain: a frozen node acts on nothing)\n", r.StaleLeaderSchedules)
 	}
 	for _, sc := range r.Failing {
-		fmt.Fprintf(w, "\nFAILED schedule %d (seed %d): %s\n", sc.Index, sc.Seed, strings.Join(sc.Failed, ", "))
+		fmt.Fprintf(w, "\nFAILED schedule %d (seed %d): %v\n", sc.Index, sc.Seed, sc.Failed)
 		printSchedule(w, sc)
 	}
 	if len(r.SplitBrain) > 0 {

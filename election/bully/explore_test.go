@@ -40,8 +40,8 @@ func TestBullyClaimsHoldUnderRandomFaults(t *testing.T) {
 }
 
 func onlyPausedOverlaps(v check.Verdict) bool {
-	ev, ok := v.Evidence.(check.SplitBrainEvidence)
-	if !ok {
+	ev := v.Evidence.SplitBrain
+	if ev == nil {
 		return false
 	}
 	for _, o := range ev.Overlaps {

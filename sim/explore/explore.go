@@ -107,7 +107,7 @@ type Schedule struct {
 	Index int   `json:"index"`
 	Seed  int64 `json:"seed"`
 	// Failed lists the claimed checkers that failed.
-	Failed []string `json:"failed,omitempty"`
+	Failed []check.Name `json:"failed,omitempty"`
 	// SplitBrain: two nodes held role=leader at once (whether or not the
 	// algorithm claims it cannot happen); EpochConflict: two leaders in
 	// one epoch.
@@ -139,8 +139,8 @@ type Result struct {
 	Schedules int    `json:"schedules"`
 	// Claimed are the checkers judged as pass/fail; Failures counts the
 	// schedules each failed in (every claimed checker has an entry).
-	Claimed  []string       `json:"claimed"`
-	Failures map[string]int `json:"failures"`
+	Claimed  []check.Name       `json:"claimed"`
+	Failures map[check.Name]int `json:"failures"`
 	// FailedSchedules failed at least one claimed checker.
 	FailedSchedules int `json:"failed_schedules"`
 	// SplitBrainSchedules and EpochConflictSchedules are counted for every
@@ -213,7 +213,7 @@ func Run(opts Options) (Result, error) {
 	}
 	res := Result{
 		Algorithm: alg.Name, N: len(opts.Members), Quorum: string(opts.Quorum), Seed: opts.Seed,
-		Schedules: opts.Schedules, Claimed: claimed(alg, opts.Quorum), Failures: map[string]int{},
+		Schedules: opts.Schedules, Claimed: claimed(alg, opts.Quorum), Failures: map[check.Name]int{},
 	}
 	for _, c := range res.Claimed {
 		res.Failures[c] = 0
@@ -302,8 +302,8 @@ func One(opts Options, seed int64, sink history.Sink) (Schedule, error) {
 
 // claimed are the checkers the algorithm claims, without
 // message-complexity: a run with faults has no formula to meet.
-func claimed(a election.Algorithm, q election.QuorumMode) []string {
-	var out []string
+func claimed(a election.Algorithm, q election.QuorumMode) []check.Name {
+	var out []check.Name
 	for _, c := range check.Claimed(a, q) {
 		if c != check.MessageComplexity {
 			out = append(out, c)
@@ -390,7 +390,7 @@ func (x *session) lastFault() chaos.Fault {
 // judge ends the history as the harness does (a mark at the end, so the
 // checkers judge the state after the last wait) and runs the checkers
 // with the options the harness would give a scenario file of these steps.
-func (x *session) judge(names []string) []check.Verdict {
+func (x *session) judge(names []check.Name) []check.Verdict {
 	_ = x.mem.Append(history.Record{Time: x.b.Now(), Process: harness.HarnessProcess, Kind: history.KindMark, Note: "end"})
 	return check.Run(x.mem.Records(), check.Options{
 		Algorithm: mustLookup(x.o.Algorithm), Quorum: x.o.Quorum, Members: x.o.Members, Timing: x.o.Timing,
@@ -408,9 +408,9 @@ func mustLookup(name string) election.Algorithm {
 
 // judged are the checkers every schedule runs: the claimed ones, plus
 // no-split-brain and epoch-safety, counted for every algorithm.
-func judged(claims []string) []string {
+func judged(claims []check.Name) []check.Name {
 	names := slices.Clone(claims)
-	for _, always := range []string{check.NoSplitBrain, check.EpochSafety} {
+	for _, always := range []check.Name{check.NoSplitBrain, check.EpochSafety} {
 		if !slices.Contains(names, always) {
 			names = append(names, always)
 		}
@@ -420,7 +420,7 @@ func judged(claims []string) []string {
 
 // runSchedule draws one schedule from its seed, plays it and judges it.
 // extra, when not nil, also receives the history with its messages.
-func runSchedule(o Options, claims []string, seed int64, extra history.Sink) Schedule {
+func runSchedule(o Options, claims []check.Name, seed int64, extra history.Sink) Schedule {
 	x, err := newSession(o, seed, extra)
 	if err != nil {
 		panic(err) // the options were checked by Run and One
@@ -456,9 +456,9 @@ func runSchedule(o Options, claims []string, seed int64, extra history.Sink) Sch
 
 // judge records the verdicts: the failing ones, which claimed checkers
 // failed, and the split-brain, epoch and stale-leader flags.
-func (sc *Schedule) judge(verdicts []check.Verdict, claims []string) {
+func (sc *Schedule) judge(verdicts []check.Verdict, claims []check.Name) {
 	for _, v := range verdicts {
-		if ev, ok := v.Evidence.(check.SplitBrainEvidence); ok && len(ev.StaleOverlaps) > 0 {
+		if ev := v.Evidence.SplitBrain; ev != nil && len(ev.StaleOverlaps) > 0 {
 			sc.StaleLeader = true
 		}
 		if v.Pass {
@@ -478,12 +478,12 @@ func (sc *Schedule) judge(verdicts []check.Verdict, claims []string) {
 }
 
 // SortedFailures lists Failures' keys in checker order, for printing.
-func (r Result) SortedFailures() []string {
-	keys := make([]string, 0, len(r.Failures))
+func (r Result) SortedFailures() []check.Name {
+	keys := make([]check.Name, 0, len(r.Failures))
 	for k := range r.Failures {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b string) int {
+	slices.SortFunc(keys, func(a, b check.Name) int {
 		return cmp.Compare(slices.Index(check.Names, a), slices.Index(check.Names, b))
 	})
 	return keys
@@ -513,15 +513,6 @@ func Replay(sc *scenario.Scenario, seed int64) ([]check.Verdict, error) {
 			return nil, fmt.Errorf("explore: %s: step %d (line %d, %s): %w", sc.Name, i+1, st.Line, st, err)
 		}
 	}
-	names := slices.Clone(sc.Checkers)
-	if len(names) == 0 {
-		names = claimed(alg, o.Quorum)
-	}
-	for name := range sc.ExpectCheckers {
-		if !slices.Contains(names, name) {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
+	names := harness.CheckerNames(sc, alg)
 	return x.judge(names), nil
 }

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/scenario"
 )
@@ -24,15 +25,15 @@ func Scenario(o Options, sh Shrunk) *scenario.Scenario {
 		Cluster:        cluster(o),
 		Steps:          sh.Steps,
 		Repeat:         1,
-		Checkers:       []string{sh.Checker},
-		ExpectCheckers: map[string]bool{sh.Checker: false},
+		Checkers:       []check.Name{sh.Checker},
+		ExpectCheckers: map[check.Name]bool{sh.Checker: false},
 		LivenessBound:  o.Quiet,
 	}
 }
 
 // FileStem is the saved file's name without .yaml, and the scenario's name:
 // <algorithm>-<checker>-<seed>.
-func FileStem(algorithm, checker string, seed int64) string {
+func FileStem(algorithm string, checker check.Name, seed int64) string {
 	return fmt.Sprintf("%s-%s-%d", algorithm, checker, seed)
 }
 

@@ -50,8 +50,8 @@ func (so ShrinkOptions) withDefaults() ShrinkOptions {
 // Shrunk is a failing schedule minimised while the same checker still
 // fails.
 type Shrunk struct {
-	Seed    int64  `json:"seed"`
-	Checker string `json:"checker"`
+	Seed    int64      `json:"seed"`
+	Checker check.Name `json:"checker"`
 	// Steps is the shrunk schedule; FaultSteps counts its faults (the
 	// final heal included), From how many steps the schedule had.
 	Steps      []scenario.Step `json:"-"`
@@ -80,7 +80,7 @@ const minWait = 100 * time.Millisecond
 type shrinker struct {
 	o       Options
 	so      ShrinkOptions
-	checker string
+	checker check.Name
 	seeds   []int64
 	tried   int
 	// best is the smallest failing schedule so far and what its first
@@ -97,7 +97,7 @@ type shrinker struct {
 // then shorter waits. Random targets (one, minority, ...) are first pinned
 // to the nodes they chose, so the schedule means the same on every seed.
 // It is deterministic for given options unless so.Deadline cuts it short.
-func Shrink(o Options, sc Schedule, checker string, so ShrinkOptions) (Shrunk, error) {
+func Shrink(o Options, sc Schedule, checker check.Name, so ShrinkOptions) (Shrunk, error) {
 	o, err := o.withDefaults()
 	if err != nil {
 		return Shrunk{}, err
@@ -135,7 +135,7 @@ func Shrink(o Options, sc Schedule, checker string, so ShrinkOptions) (Shrunk, e
 func ShrinkFailures(o Options, r Result, max int, so ShrinkOptions) ([]Shrunk, []error) {
 	type job struct {
 		sc      Schedule
-		checker string
+		checker check.Name
 	}
 	var jobs []job
 	for _, sc := range r.Failing {
@@ -188,7 +188,7 @@ func (x *shrinker) try(steps []scenario.Step) bool {
 			}
 		}
 		failed := false
-		for _, v := range s.judge([]string{x.checker}) {
+		for _, v := range s.judge([]check.Name{x.checker}) {
 			if v.Checker == x.checker && !v.Pass {
 				failed, evidence = true, v.Summary
 			}

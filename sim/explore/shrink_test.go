@@ -27,7 +27,7 @@ func splitBrainSchedule(t *testing.T) (Options, Schedule) {
 	return o, res.SplitBrain[0]
 }
 
-func fails(t *testing.T, sc *scenario.Scenario, seed int64, checker string) bool {
+func fails(t *testing.T, sc *scenario.Scenario, seed int64, checker check.Name) bool {
 	t.Helper()
 	verdicts, err := Replay(sc, seed)
 	if err != nil {
@@ -103,7 +103,7 @@ func TestSavedScheduleIsAScenarioThatExpectsItsFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(back.Checkers, []string{check.NoSplitBrain}) || back.Expected(check.NoSplitBrain) {
+	if !reflect.DeepEqual(back.Checkers, []check.Name{check.NoSplitBrain}) || back.Expected(check.NoSplitBrain) {
 		t.Errorf("checkers %v, expected no-split-brain to %v", back.Checkers, back.Expected(check.NoSplitBrain))
 	}
 	if !fails(t, back, sc.Seed, check.NoSplitBrain) {
@@ -137,7 +137,7 @@ func TestStoredSplitBrainSchedulesSplitWithoutQuorumAndNeverWithIt(t *testing.T)
 		}
 		quorum := *sc
 		quorum.Cluster.Quorum = election.Majority
-		quorum.Checkers, quorum.ExpectCheckers = []string{check.NoSplitBrain, check.EpochSafety}, nil
+		quorum.Checkers, quorum.ExpectCheckers = []check.Name{check.NoSplitBrain, check.EpochSafety}, nil
 		for seed := int64(1); seed <= 3; seed++ {
 			if !fails(t, sc, seed, check.NoSplitBrain) {
 				t.Errorf("%s, seed %d: plain Bully no longer splits", f, seed)

@@ -6,7 +6,7 @@ import (
 	"github.com/ringleader-dev/ringleader/history"
 )
 
-// Settled returns recs in time order with the completion (ok) records of
+// DateFaults returns recs in time order with the completion (ok) records of
 // kills, stops and resumes dated by what the nodes themselves show, rather
 // than by when the engine answered.
 //
@@ -27,7 +27,7 @@ import (
 //
 // A fault that affects several nodes gets one ok record per node. In the
 // simulator a fault completes the instant it is invoked, so nothing moves.
-func Settled(recs []history.Record) []history.Record {
+func DateFaults(recs []history.Record) []history.Record {
 	sorted := Sorted(recs)
 
 	type pending struct {
