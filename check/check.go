@@ -55,7 +55,7 @@ func NamesText() string {
 type Verdict struct {
 	Checker  Name     `json:"checker"`
 	Pass     bool     `json:"pass"`
-	Summary  string   `json:"summary"`            // one human line
+	Summary  string   `json:"summary"`           // one human line
 	Evidence Evidence `json:"evidence,omitzero"` // which nodes, which times, overlaps and their lengths, counts
 }
 

@@ -345,5 +345,4 @@ func clusterName(scenarioName string, rep int) string {
 	return fmt.Sprintf("%s-r%d-%06x", n, rep, rand.Uint32()&0xffffff)
 }
 
-
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

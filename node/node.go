@@ -454,7 +454,6 @@ func newBootID() string {
 	return hex.EncodeToString(b[:])
 }
 
-
 // Subjects. Every subject starts with ringleader.<cluster>. so clusters
 // sharing one NATS server never see each other's traffic.
 func (n *Node) inbox(id election.NodeID) string {
