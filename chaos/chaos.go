@@ -100,15 +100,8 @@ func (f Fault) CutLinks(members []election.NodeID) [][2]election.NodeID {
 // ok record.
 func (f Fault) Record(t time.Time, target string, p history.FaultPhase, note string, err error) history.Record {
 	hf := &history.Fault{Op: string(f.Op), Phase: p, Target: target, Nodes: f.Nodes, Groups: f.Groups, Links: f.Links, Note: note}
-	if f.Loss > 0 || f.Delay > 0 {
-		hf.Params = map[string]interface{}{}
-		if f.Loss > 0 {
-			hf.Params["loss"] = f.Loss
-		}
-		if f.Delay > 0 {
-			hf.Params["delay"] = f.Delay.String()
-			hf.Params["jitter"] = f.Jitter.String()
-		}
+	if f.Loss > 0 || f.Delay > 0 || f.Jitter > 0 {
+		hf.Params = &history.FaultParams{Loss: f.Loss, Delay: history.Duration(f.Delay), Jitter: history.Duration(f.Jitter)}
 	}
 	if err != nil {
 		hf.Error = err.Error()

@@ -64,7 +64,7 @@ type FaultSpan struct {
 	Nodes   []election.NodeID    `json:"nodes,omitempty"`
 	Groups  [][]election.NodeID  `json:"groups,omitempty"`
 	Links   [][2]election.NodeID `json:"links,omitempty"`
-	Params  map[string]any       `json:"params,omitempty"`
+	Params  *history.FaultParams `json:"params,omitempty"`
 	Failed  bool                 `json:"failed,omitempty"`
 	Error   string               `json:"error,omitempty"`
 }
@@ -613,11 +613,11 @@ func faultLabel(s FaultSpan) string {
 	for _, l := range s.Links {
 		fmt.Fprintf(&b, " %d→%d", l[0], l[1])
 	}
-	if v, ok := s.Params["loss"]; ok {
-		fmt.Fprintf(&b, " %v", v)
+	if p := s.Params; p != nil && p.Loss > 0 {
+		fmt.Fprintf(&b, " %v", p.Loss)
 	}
-	if v, ok := s.Params["delay"]; ok {
-		fmt.Fprintf(&b, " %v", v)
+	if p := s.Params; p != nil && p.Delay > 0 {
+		fmt.Fprintf(&b, " %v", time.Duration(p.Delay))
 	}
 	if s.Failed {
 		b.WriteString(" (failed)")

@@ -10,6 +10,8 @@
 package history
 
 import (
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
@@ -92,10 +94,10 @@ type Fault struct {
 	Nodes  []election.NodeID `json:"nodes,omitempty"`
 	// Groups is a partition's components; Links lists cut directed links
 	// as [from, to] pairs (a one-way cut has one direction only).
-	Groups [][]election.NodeID    `json:"groups,omitempty"`
-	Links  [][2]election.NodeID   `json:"links,omitempty"`
-	Params map[string]interface{} `json:"params,omitempty"`
-	Error  string                 `json:"error,omitempty"`
+	Groups [][]election.NodeID  `json:"groups,omitempty"`
+	Links  [][2]election.NodeID `json:"links,omitempty"`
+	Params *FaultParams         `json:"params,omitempty"`
+	Error  string               `json:"error,omitempty"`
 	// Note, on an ok record, says what the fault left alone because it
 	// was already so ("no-op: node 3 is already down"); see chaos.Decide.
 	Note string `json:"note,omitempty"`
@@ -104,3 +106,40 @@ type Fault struct {
 // SimOrigin is the wall-clock origin of simulated histories: virtual time 0.
 // A fixed origin keeps a seed's history byte-identical across runs.
 var SimOrigin = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// FaultParams are the parameters of a loss or delay fault.
+type FaultParams struct {
+	// Loss is the probability (0..1) a packet is dropped.
+	Loss float64 `json:"loss,omitempty"`
+	// Delay and Jitter are the added latency.
+	Delay  Duration `json:"delay,omitempty"`
+	Jitter Duration `json:"jitter,omitempty"`
+}
+
+// Duration is a time.Duration written as people read it ("20ms").
+type Duration time.Duration
+
+// MarshalJSON writes d as a string such as "1.5s".
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// UnmarshalJSON reads a string such as "20ms" (or a number of
+// nanoseconds).
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		var ns int64
+		if err := json.Unmarshal(b, &ns); err != nil {
+			return fmt.Errorf("duration: want a string like \"20ms\", got %s", b)
+		}
+		*d = Duration(ns)
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration %q: %w", s, err)
+	}
+	*d = Duration(v)
+	return nil
+}

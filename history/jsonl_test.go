@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -38,7 +39,7 @@ func sample() []history.Record {
 		{Time: at(6), Process: history.NemesisProcess, Kind: history.KindFault,
 			Fault: &history.Fault{Op: "partition", Phase: history.FaultOK, Target: "halves",
 				Nodes: []election.NodeID{1, 2, 3, 4, 5}, Links: [][2]election.NodeID{{1, 3}, {3, 1}},
-				Params: map[string]interface{}{"shape": "halves", "probability": 0.5}}},
+				Params: &history.FaultParams{Loss: 0.5, Delay: history.Duration(20 * time.Millisecond), Jitter: history.Duration(5 * time.Millisecond)}}},
 		{Time: at(7), Process: history.NemesisProcess, Kind: history.KindFault,
 			Fault: &history.Fault{Op: "pause", Phase: history.FaultFail, Target: "leader", Error: "no leader"}},
 		{Time: at(8), Process: "harness", Kind: history.KindMark, Note: "step 3/8 kill leader"},
@@ -301,9 +302,9 @@ func TestAppendOfAnUnencodableRecordFailsWithoutPoisoningTheWriter(t *testing.T)
 	var buf bytes.Buffer
 	w := history.NewWriter(&buf)
 	bad := history.Record{Kind: history.KindFault, Process: history.NemesisProcess,
-		Fault: &history.Fault{Op: "loss", Params: map[string]interface{}{"c": make(chan int)}}}
+		Fault: &history.Fault{Op: "loss", Params: &history.FaultParams{Loss: math.NaN()}}}
 	if err := w.Append(bad); err == nil {
-		t.Fatal("a record with a channel in Params encoded")
+		t.Fatal("a record with a NaN loss encoded")
 	} else if !strings.Contains(err.Error(), "fault") {
 		t.Errorf("encode error %q does not name the record kind", err)
 	}
