@@ -232,7 +232,7 @@ func (s State) Describe(members []election.NodeID) string {
 	parts := make([]string, 0, len(members))
 	for _, m := range members {
 		if !s.Live(m) {
-			parts = append(parts, fmt.Sprintf("%d:%s", m, s.status(m)))
+			parts = append(parts, fmt.Sprintf("%d:%s", m, s.Status(m)))
 			continue
 		}
 		v, ok := s.Views[m]
@@ -252,8 +252,8 @@ func (s State) Describe(members []election.NodeID) string {
 	return strings.Join(parts, " ")
 }
 
-// status is what id's process is doing, in words.
-func (s State) status(id election.NodeID) string {
+// Status is what id's process is doing, in words: live, paused or down.
+func (s State) Status(id election.NodeID) string {
 	switch {
 	case !s.Up[id]:
 		return "down"
@@ -261,4 +261,22 @@ func (s State) status(id election.NodeID) string {
 		return "paused"
 	}
 	return "live"
+}
+
+// Steady is the state of a cluster at rest: every member up and viewing
+// leader (None: every member undecided), nothing cut. Tests start from it.
+func Steady(members []election.NodeID, leader election.NodeID) State {
+	s := State{Views: map[election.NodeID]election.View{}, Up: map[election.NodeID]bool{}, Paused: map[election.NodeID]bool{}, Cut: map[[2]election.NodeID]bool{}, Degraded: map[election.NodeID]bool{}}
+	for _, m := range members {
+		s.Up[m] = true
+		role := election.Follower
+		switch {
+		case leader == election.None:
+			role = election.Undecided
+		case m == leader:
+			role = election.Leader
+		}
+		s.Views[m] = election.View{Leader: leader, Role: role}
+	}
+	return s
 }

@@ -11,21 +11,7 @@ import (
 var five = []election.NodeID{1, 2, 3, 4, 5}
 
 // cluster builds a state: every member up and viewing leader (0: none).
-func cluster(members []election.NodeID, leader election.NodeID) State {
-	s := State{Views: map[election.NodeID]election.View{}, Up: map[election.NodeID]bool{}, Paused: map[election.NodeID]bool{}, Cut: map[[2]election.NodeID]bool{}}
-	for _, m := range members {
-		s.Up[m] = true
-		role := election.Follower
-		if m == leader {
-			role = election.Leader
-		}
-		if leader == 0 {
-			role = election.Undecided
-		}
-		s.Views[m] = election.View{Leader: leader, Role: role}
-	}
-	return s
-}
+func cluster(members []election.NodeID, leader election.NodeID) State { return Steady(members, leader) }
 
 func rng() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
 

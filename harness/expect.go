@@ -41,15 +41,7 @@ func expectNodes(e *scenario.Expectation, s chaos.State, members []election.Node
 	return nodes, ""
 }
 
-func liveness(s chaos.State, n election.NodeID) string {
-	switch {
-	case !s.Up[n]:
-		return "down"
-	case s.Paused[n]:
-		return "paused"
-	}
-	return "live"
-}
+func liveness(s chaos.State, n election.NodeID) string { return s.Status(n) }
 
 // Holds evaluates an expectation at s.
 func Holds(e *scenario.Expectation, s chaos.State, members []election.NodeID) bool {

@@ -12,19 +12,7 @@ var five = []election.NodeID{1, 2, 3, 4, 5}
 
 // cluster builds a state: every member up and viewing leader (0: none).
 func cluster(members []election.NodeID, leader election.NodeID) chaos.State {
-	s := chaos.State{Views: map[election.NodeID]election.View{}, Up: map[election.NodeID]bool{}, Paused: map[election.NodeID]bool{}, Cut: map[[2]election.NodeID]bool{}}
-	for _, m := range members {
-		s.Up[m] = true
-		role := election.Follower
-		if m == leader {
-			role = election.Leader
-		}
-		if leader == 0 {
-			role = election.Undecided
-		}
-		s.Views[m] = election.View{Leader: leader, Role: role}
-	}
-	return s
+	return chaos.Steady(members, leader)
 }
 
 func TestStableNeedsEveryComponentToAgreeOnALiveMember(t *testing.T) {
