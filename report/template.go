@@ -111,7 +111,7 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
 {{range .Failovers}}<tr class="{{if .Recovered}}pass{{else}}fail{{end}}"><td>{{.Label}}</td><td class="num">{{.From}}</td><td class="num">{{.Leader}}</td><td>{{.NewLeader}}</td><td class="num">{{.Duration}}</td><td>{{.Note}}</td></tr>
 {{end}}</tbody>
 </table>
-<p class="note">Failover runs from the fault taking effect to the first instant every live node (in each component entitled to a leader) views the same new, live leader.</p>
+<p class="note">A failover is a fault that took the leader away from a majority (a kill, stop or pause of it, or a partition that left it in a minority). It runs from the fault taking effect to the first instant the cluster is settled again: every group of nodes that can all talk agrees on a live leader of its own, or, with a quorum, a minority views none.</p>
 {{else}}<p class="note">No fault removed a leader in this run.</p>{{end}}
 
 <h2>Messages</h2>
@@ -132,7 +132,7 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
 {{range .Elections}}<tr><td class="num">{{.Offset}}</td><td class="num">{{if .Unfinished}}never{{else}}{{.Agreed}}{{end}}</td><td class="num">{{.Took}}</td><td>{{.Leaders}}</td><td class="num">{{.Election}}</td><td class="num">{{.Announce}}</td><td>{{.Types}}</td></tr>
 {{end}}</tbody>
 </table>
-<p class="note">An election runs from the moment the cluster stopped being settled to the moment it next stopped; messages sent while settled count for the election that just ended.</p>
+<p class="note">An election runs from the moment the cluster stopped being settled to the moment it settled again, whether or not it sent election messages (after a heal a side may simply adopt the leader it hears again); messages sent while settled count for the election that just ended.</p>
 {{end}}
 
 <h2>Message sequence</h2>
