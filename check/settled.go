@@ -31,21 +31,30 @@ func Entitled(size int, members []election.NodeID, q election.QuorumMode) bool {
 	return q != election.Majority || size >= majority(members)
 }
 
-// componentProblem says why a component of nodes, viewing views, is not
-// settled ("" when it is), given whether it is entitled to a leader.
-func componentProblem(nodes []election.NodeID, views map[election.NodeID]election.NodeID, entitled bool) string {
+// componentProblem says why a component of nodes, where view gives each
+// node's viewed leader, is not settled ("" when it is), given whether it is
+// entitled to a leader. It allocates only to describe a problem: the
+// explorer asks it at every view change of thousands of histories.
+func componentProblem(nodes []election.NodeID, view func(election.NodeID) election.NodeID, entitled bool) string {
+	views := func() map[election.NodeID]election.NodeID {
+		m := make(map[election.NodeID]election.NodeID, len(nodes))
+		for _, n := range nodes {
+			m[n] = view(n)
+		}
+		return m
+	}
 	if !entitled {
 		for _, n := range nodes {
-			if views[n] != election.None {
-				return fmt.Sprintf("a minority must have no leader, but views are %s", describeViews(nodes, views))
+			if view(n) != election.None {
+				return fmt.Sprintf("a minority must have no leader, but views are %s", describeViews(nodes, views()))
 			}
 		}
 		return ""
 	}
-	l := views[nodes[0]]
+	l := view(nodes[0])
 	for _, n := range nodes {
-		if views[n] != l {
-			return "nodes disagree: " + describeViews(nodes, views)
+		if view(n) != l {
+			return "nodes disagree: " + describeViews(nodes, views())
 		}
 	}
 	switch {
@@ -71,7 +80,7 @@ func SettledLeaders(s chaos.State, members []election.NodeID, q election.QuorumM
 			continue
 		}
 		entitled := Entitled(len(c.Nodes), members, q)
-		if componentProblem(c.Nodes, viewedLeaders(s, c.Nodes), entitled) != "" {
+		if componentProblem(c.Nodes, func(n election.NodeID) election.NodeID { return s.Views[n].Leader }, entitled) != "" {
 			return nil, false
 		}
 		if entitled {

@@ -145,7 +145,7 @@ func stableVerdict(name Name, ev StableEvidence, failures []string, okText strin
 func checkAgreement(t *Timeline, _ []history.Record, opts Options) Verdict {
 	ev, failures := judgeStable(t, opts, func(c *ComponentJudgement) {
 		entitled := Entitled(len(c.Nodes), opts.Members, opts.Quorum)
-		c.Problem = componentProblem(c.Nodes, c.Views, entitled)
+		c.Problem = componentProblem(c.Nodes, func(n election.NodeID) election.NodeID { return c.Views[n] }, entitled)
 		c.Pass = c.Problem == ""
 	})
 	return stableVerdict(Agreement, ev, failures, "every component agrees")

@@ -111,6 +111,16 @@ func (b *Backend) Now() time.Time {
 	return b.sim.Time()
 }
 
+// Peek is the simulated cluster's live state, not a copy: for a caller
+// that only reads it before the simulation moves on (the explorer's
+// generator, between two steps). It must not be kept or modified.
+func (b *Backend) Peek() chaos.State {
+	if b.sim == nil {
+		return chaos.State{}
+	}
+	return b.sim.state
+}
+
 // State is a snapshot of the simulated cluster.
 func (b *Backend) State() chaos.State {
 	if b.sim == nil {

@@ -21,6 +21,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -194,6 +195,9 @@ func ReplayCommand(o Options, seed int64) string {
 	return b.String()
 }
 
+// explorerGCPercent is the GOGC an exploration runs with (see Run).
+const explorerGCPercent = 400
+
 // Run explores opts.Schedules schedules.
 func Run(opts Options) (Result, error) {
 	opts, err := opts.withDefaults()
@@ -217,6 +221,17 @@ func Run(opts Options) (Result, error) {
 	}
 	for _, c := range res.Claimed {
 		res.Failures[c] = 0
+	}
+
+	// The explorer allocates fast and keeps little: a schedule's history
+	// is garbage once judged. Collecting at five times the live heap
+	// rather than twice spends far less time in the collector (see
+	// docs/simulator.md, "Figures"); the setting is put back when Run
+	// returns, and a higher GOGC the user chose, or GOGC=off, is kept.
+	if prev := debug.SetGCPercent(explorerGCPercent); prev < 0 || prev > explorerGCPercent {
+		debug.SetGCPercent(prev)
+	} else {
+		defer debug.SetGCPercent(prev)
 	}
 
 	// Workers take indexes from a channel; results are put back in index
@@ -330,8 +345,24 @@ type session struct {
 	o      Options
 	b      *sim.Backend
 	p      *harness.Player
-	mem    history.Memory
+	rec    recorder
 	played Schedule
+}
+
+// recorder keeps one schedule's history, and its latest fault record: what
+// the step just played resolved to. A schedule runs on one goroutine, so it
+// needs no lock, and reading the last fault costs nothing.
+type recorder struct {
+	recs      []history.Record
+	lastFault *history.Fault
+}
+
+func (r *recorder) Append(rec history.Record) error {
+	r.recs = append(r.recs, rec)
+	if rec.Fault != nil {
+		r.lastFault = rec.Fault
+	}
+	return nil
 }
 
 // newSession starts the cluster. extra, when not nil, also receives the
@@ -339,9 +370,9 @@ type session struct {
 // checkers the explorer runs need views and faults only).
 func newSession(o Options, seed int64, extra history.Sink) (*session, error) {
 	x := &session{o: o, b: &sim.Backend{OmitMessages: extra == nil}}
-	var sink history.Sink = &x.mem
+	var sink history.Sink = &x.rec
 	if extra != nil {
-		sink = history.Tee{&x.mem, extra}
+		sink = history.Tee{&x.rec, extra}
 	}
 	if err := x.b.Start(context.Background(), spec(o, seed), sink); err != nil {
 		return nil, err
@@ -378,11 +409,8 @@ func (x *session) play(st scenario.Step) error {
 
 // lastFault is the fault of the latest nemesis record.
 func (x *session) lastFault() chaos.Fault {
-	recs := x.mem.Records()
-	for i := len(recs) - 1; i >= 0; i-- {
-		if f := recs[i].Fault; f != nil {
-			return chaos.Fault{Op: chaos.Op(f.Op), Nodes: f.Nodes, Groups: f.Groups, Links: f.Links}
-		}
+	if f := x.rec.lastFault; f != nil {
+		return chaos.Fault{Op: chaos.Op(f.Op), Nodes: f.Nodes, Groups: f.Groups, Links: f.Links}
 	}
 	return chaos.Fault{}
 }
@@ -391,8 +419,8 @@ func (x *session) lastFault() chaos.Fault {
 // checkers judge the state after the last wait) and runs the checkers
 // with the options the harness would give a scenario file of these steps.
 func (x *session) judge(names []check.Name) []check.Verdict {
-	_ = x.mem.Append(history.Record{Time: x.b.Now(), Process: harness.HarnessProcess, Kind: history.KindMark, Note: "end"})
-	return check.Run(x.mem.Records(), check.Options{
+	_ = x.rec.Append(history.Record{Time: x.b.Now(), Process: harness.HarnessProcess, Kind: history.KindMark, Note: "end"})
+	return check.Run(x.rec.recs, check.Options{
 		Algorithm: mustLookup(x.o.Algorithm), Quorum: x.o.Quorum, Members: x.o.Members, Timing: x.o.Timing,
 		Checkpoints: x.p.Checkpoints(), LivenessBound: x.o.Quiet,
 	}, names...)
@@ -430,7 +458,7 @@ func runSchedule(o Options, claims []check.Name, seed int64, extra history.Sink)
 	x.play(g.gap())
 	nf := 1 + g.r.IntN(o.MaxFaults)
 	for i := 0; i < nf; i++ {
-		if f, ok := g.next(x.b.State()); ok {
+		if f, ok := g.next(x.b.Peek()); ok {
 			// A generated step that fails is a bug in the generator;
 			// the schedule's lines say so (FAILED) and the tests look.
 			_ = x.play(scenario.FaultStep(f))
@@ -443,7 +471,7 @@ func runSchedule(o Options, claims []check.Name, seed int64, extra history.Sink)
 		}
 		x.play(g.gap())
 	}
-	for _, f := range g.finish(x.b.State(), netFaults) {
+	for _, f := range g.finish(x.b.Peek(), netFaults) {
 		_ = x.play(scenario.FaultStep(f))
 	}
 	x.play(scenario.WaitStep(o.Quiet))
