@@ -20,7 +20,7 @@ func Scenario(o Options, sh Shrunk) *scenario.Scenario {
 	name := FileStem(o.Algorithm, sh.Checker, sh.Seed)
 	return &scenario.Scenario{
 		Name: name,
-		Description: fmt.Sprintf("A %d-node %s %s schedule the explorer found breaking %s (seed %d), shrunk from %d to %d steps. It passes when %s fails, as it did in the simulator.",
+		Description: fmt.Sprintf("A schedule on %d-node %s %s that the explorer found breaking %s (seed %d), shrunk from %d to %d steps. It passes when %s fails, as it did in the simulator.",
 			len(o.Members), o.Algorithm, quorumText(o.Quorum), sh.Checker, sh.Seed, sh.From, sh.StepCount, sh.Checker),
 		Cluster:        cluster(o),
 		Steps:          sh.Steps,
@@ -37,7 +37,12 @@ func FileStem(algorithm string, checker check.Name, seed int64) string {
 	return fmt.Sprintf("%s-%s-%d", algorithm, checker, seed)
 }
 
-func quorumText(q election.QuorumMode) string { return "quorum-" + q.String() }
+func quorumText(q election.QuorumMode) string {
+	if q == election.Majority {
+		return "with a majority quorum"
+	}
+	return "without a quorum"
+}
 
 // Header is the comment that opens a saved file: how it was found, so that
 // anyone holding only the file can find it again.
@@ -46,7 +51,6 @@ func Header(o Options, sh Shrunk) string {
 		"Found by `ringleader sim explore` and shrunk; run it with",
 		"  ringleader run --backend sim FILE     (or --backend docker)",
 		"which exits 0 exactly when the failure reproduces.",
-		"",
 		fmt.Sprintf("algorithm: %s   n: %d   quorum: %s   seed: %d", o.Algorithm, len(o.Members), o.Quorum, sh.Seed),
 		fmt.Sprintf("commit: %s", commit()),
 		fmt.Sprintf("checker: %s fails: %s", sh.Checker, oneLine(sh.Evidence)),
