@@ -55,18 +55,14 @@ type Lane struct {
 // or the timeline ended. Operations that undo others (restart, resume, heal)
 // have Until equal to Applied.
 type FaultSpan struct {
-	Op      string               `json:"op"`
-	Label   string               `json:"label"`
-	Target  string               `json:"target,omitempty"`
-	Invoked time.Time            `json:"invoked"`
-	Applied time.Time            `json:"applied"` // zero when it failed or never completed
-	Until   time.Time            `json:"until"`
-	Nodes   []election.NodeID    `json:"nodes,omitempty"`
-	Groups  [][]election.NodeID  `json:"groups,omitempty"`
-	Links   [][2]election.NodeID `json:"links,omitempty"`
-	Params  *history.FaultParams `json:"params,omitempty"`
-	Failed  bool                 `json:"failed,omitempty"`
-	Error   string               `json:"error,omitempty"`
+	// Fault is the fault as the history records it: what was asked (op,
+	// target) and, once done, what it resolved to and its note or error.
+	history.Fault
+	Label   string    `json:"label"`
+	Invoked time.Time `json:"invoked"`
+	Applied time.Time `json:"applied"` // zero when it failed or never completed
+	Until   time.Time `json:"until"`
+	Failed  bool      `json:"failed,omitempty"`
 }
 
 // At is the instant the fault took effect: its ok record, or its invoke
@@ -505,10 +501,7 @@ func faultSpans(recs []history.Record, members []election.NodeID, end time.Time)
 		f := r.Fault
 		switch f.Phase {
 		case history.FaultInvoke:
-			spans = append(spans, FaultSpan{
-				Op: f.Op, Target: f.Target, Invoked: r.Time,
-				Nodes: f.Nodes, Groups: f.Groups, Links: f.Links, Params: f.Params,
-			})
+			spans = append(spans, FaultSpan{Fault: *f, Invoked: r.Time})
 			open[f.Op] = append(open[f.Op], len(spans)-1)
 		case history.FaultOK, history.FaultFail:
 			var i int
@@ -516,7 +509,7 @@ func faultSpans(recs []history.Record, members []election.NodeID, end time.Time)
 				i, open[f.Op] = q[0], q[1:]
 			} else {
 				// An ok without an invoke: treat it as invoked then.
-				spans = append(spans, FaultSpan{Op: f.Op, Target: f.Target, Invoked: r.Time})
+				spans = append(spans, FaultSpan{Fault: history.Fault{Op: f.Op, Target: f.Target}, Invoked: r.Time})
 				i = len(spans) - 1
 			}
 			s := &spans[i]
@@ -533,6 +526,7 @@ func faultSpans(recs []history.Record, members []election.NodeID, end time.Time)
 			if f.Params != nil {
 				s.Params = f.Params
 			}
+			s.Phase, s.Note = f.Phase, f.Note
 			if f.Phase == history.FaultOK {
 				s.Applied = r.Time
 			} else {

@@ -224,6 +224,9 @@ func faultTitle(tl *check.Timeline, f check.FaultSpan) string {
 	if f.Target != "" {
 		s += "\ntarget: " + f.Target
 	}
+	if f.Note != "" {
+		s += "\n" + f.Note
+	}
 	if f.Error != "" {
 		s += "\nerror: " + f.Error
 	}
