@@ -29,7 +29,7 @@ func init() {
 }
 
 const simUsage = `Usage: ringleader sim complexity --algorithm A --n N [--ids 3,1,4,... | --arrangement best|worst|random --seed S] [--json]
-       ringleader sim explore --algorithm A --n N --schedules K --seed S [--quorum majority] [--json]
+       ringleader sim explore --algorithm A --n N --schedules K --seed S [--quorum majority] [--json] [--shrink [--save DIR]]
 
 complexity: one fault-free election, every node starting at once, run until
   quiet; prints the election messages against the published formula. --n
@@ -38,7 +38,11 @@ explore: K random fault schedules (crashes, pauses, partitions, one-way and
   non-transitive cuts, loss, delay), each ending with a heal and a quiet
   period, judged by the checkers the algorithm claims. Exit status 1 when a
   claimed property failed; every failing schedule comes with the command
-  that replays it.
+  that replays it. Schedules are scenario steps: --shrink minimises each
+  failing one while the same checker still fails, and --save DIR writes it
+  as DIR/<algorithm>-<checker>-<seed>.yaml, a scenario file that
+  'ringleader run' passes exactly when the failure reproduces, in the
+  simulator or in containers.
 
 Run 'ringleader sim <subcommand> -h' for every flag.
 `
