@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,6 +152,35 @@ func TestStoredSplitBrainSchedulesSplitWithoutQuorumAndNeverWithIt(t *testing.T)
 					t.Errorf("%s with quorum, seed %d: %s: %s", f, seed, v.Checker, v.Summary)
 				}
 			}
+		}
+	}
+}
+
+// TestAClaimedCheckerFailureShrinksToAFileThatFailsIt: the shrinker keeps
+// whichever checker failed, here agreement, broken by an algorithm without
+// failure detection, and the saved scenario runs only that checker.
+func TestAClaimedCheckerFailureShrinksToAFileThatFailsIt(t *testing.T) {
+	o := Options{Algorithm: "test-floodmax", N: 4, Schedules: 60, Seed: 9}
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shrunk, errs := ShrinkFailures(o, res, 1, ShrinkOptions{})
+	if len(errs) > 0 || len(shrunk) != 1 {
+		t.Fatalf("shrinking the first failure: %v, %d shrunk", errs, len(shrunk))
+	}
+	sh := shrunk[0]
+	if sh.Checker != res.Failing[0].Failed[0] || sh.StepCount > len(res.Failing[0].Steps) {
+		t.Fatalf("shrunk %+v from %v", sh, res.Failing[0].Failed)
+	}
+	full, _ := o.withDefaults()
+	saved := Scenario(full, sh)
+	if !slices.Equal(saved.Checkers, []check.Name{sh.Checker}) || saved.Expected(sh.Checker) {
+		t.Errorf("saved checkers %v expecting %v", saved.Checkers, saved.ExpectCheckers)
+	}
+	for seed := int64(20); seed < 23; seed++ {
+		if !fails(t, saved, seed, sh.Checker) {
+			t.Errorf("seed %d: %s passes on the shrunk schedule %v", seed, sh.Checker, sh.Steps)
 		}
 	}
 }
