@@ -112,7 +112,7 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
 {{end}}</tbody>
 </table>
 <p class="note">A failover is a fault that took the leader away from a majority (a kill, stop or pause of it, or a partition that left it in a minority). It runs from the fault taking effect to the first instant the cluster is settled again: every group of nodes that can all talk agrees on a live leader of its own, or, with a quorum, a minority views none.</p>
-{{else}}<p class="note">No fault removed a leader in this run.</p>{{end}}
+{{else}}<p class="note">No fault took the leader away from a majority in this run.</p>{{end}}
 
 <h2>Messages</h2>
 {{if .Counts}}
