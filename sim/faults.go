@@ -176,6 +176,7 @@ func (s *Sim) resume(n *node) {
 		e.at = s.now
 		s.schedule(e)
 	}
+	s.hintThawed(n)
 }
 
 // markDegraded keeps State.Degraded true for a node with loss or delay.

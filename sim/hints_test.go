@@ -121,3 +121,67 @@ func TestHintsOffGivesNone(t *testing.T) {
 		}
 	}
 }
+
+// TestAThawedNodeHearsOfThePeersThatClosedItsRoutes: while node 5 is paused
+// past the ping timeout its peers close their routes to it; when it thaws it
+// reads those closes at once (in containers 23-39 ms after docker unpause).
+// A pause under the ping timeout closed nothing and tells it nothing.
+func TestAThawedNodeHearsOfThePeersThatClosedItsRoutes(t *testing.T) {
+	var mem history.Memory
+	s := newSim(t, Options{Algorithm: "test-hints", Seed: 8}, &mem)
+	s.Start()
+	s.RunFor(time.Second)
+	s.Pause(5)
+	s.RunFor(DefaultHints.Silence.Min - time.Millisecond)
+	s.Resume(5)
+	s.RunFor(2 * time.Second)
+	for _, r := range mem.Records() {
+		if r.Kind == history.KindView && r.Node == 5 {
+			t.Fatalf("a pause under the ping timeout, yet the thawed node 5 was hinted: %v", r)
+		}
+	}
+	s.Pause(5)
+	s.RunFor(2 * time.Second)
+	thawed := s.Now()
+	s.Resume(5)
+	s.RunFor(time.Second)
+	for _, id := range ids(4) {
+		got := hintsAbout(mem.Records(), id)[5]
+		if len(got) != 1 || got[0]-thawed < DefaultHints.Crash.Min || got[0]-thawed > DefaultHints.Crash.Max {
+			t.Errorf("thawed node 5 was hinted about %d at %v (thawed at %v), want once within the crash delay", id, got, thawed)
+		}
+	}
+}
+
+// TestAKillBehindACutIsHeardOnlyWhenTheRouteTimesOut: the dying node's
+// closing packets are dropped by the cut like everything else, so the peer
+// behind the cut hears only from the route's ping timeout, heal or no heal
+// (a dead node never answers a ping); the others hear at once.
+func TestAKillBehindACutIsHeardOnlyWhenTheRouteTimesOut(t *testing.T) {
+	var mem history.Memory
+	s := newSim(t, Options{Algorithm: "test-hints", Seed: 9}, &mem)
+	s.Start()
+	s.RunFor(time.Second)
+	cut := s.Now()
+	s.Cut(5, 1)
+	s.RunFor(100 * time.Millisecond)
+	killed := s.Now()
+	if err := s.Kill(5); err != nil {
+		t.Fatal(err)
+	}
+	s.RunFor(100 * time.Millisecond)
+	s.Heal()
+	s.RunFor(2 * time.Second)
+	got := hintsAbout(mem.Records(), 5)
+	if len(got[1]) != 1 || got[1][0]-cut < DefaultHints.Silence.Min || got[1][0]-cut > DefaultHints.Silence.Max {
+		t.Errorf("node 1, cut off from 5 before 5 died, was hinted at %v (cut at %v), want once within the ping timeout of the cut", got[1], cut)
+	}
+	for _, id := range []election.NodeID{2, 3, 4} {
+		if len(got[id]) != 1 || got[id][0]-killed > DefaultHints.Crash.Max {
+			t.Errorf("node %d was hinted about the killed 5 at %v (killed at %v), want once within the crash delay", id, got[id], killed)
+		}
+	}
+	if h := hintsAbout(mem.Records(), 1); len(h) != 0 {
+		t.Errorf("5 died: nobody is left to be hinted about 1, yet %v", h)
+	}
+}

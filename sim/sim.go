@@ -89,6 +89,9 @@ type node struct {
 	// pauses counts this node's pauses, so a hint about one pause is
 	// not delivered during the next.
 	pauses uint64
+	// routesLost lists the peers (indices) whose routes to this node timed
+	// out while it was paused: it hears of each when it thaws (hints.go).
+	routesLost []int32
 }
 
 // Sim is one simulated cluster. It is not safe for concurrent use: the
@@ -233,6 +236,7 @@ func (s *Sim) build(n *node) error {
 	n.seq = 0
 	n.timers = map[string]uint64{}
 	n.held = nil
+	n.routesLost = nil // a new process has no stale routes
 	return nil
 }
 
@@ -402,6 +406,7 @@ func (s *Sim) process(e event) {
 			n.held = append(n.held, e)
 			return
 		}
+		s.hintDelivered(e)
 		s.step(n, election.Event{Kind: election.EventPeerDown, Peer: s.nodes[e.from].id})
 	case evTimer:
 		if !n.up || n.boot != e.boot || n.timers[e.timer] != e.gen {
