@@ -27,12 +27,16 @@ type Hints struct {
 }
 
 // DefaultHints is the model calibrated on the compose cluster
-// (tools/measure-hints.sh, 2026-11-23, 2-core machine; the samples are in
-// docs/measurements/): after docker kill the four survivors logged their
-// hint 22–52 ms later (median 36 ms, 80 samples; docker stop 23–44 ms,
-// median 31 ms, 40 samples); after docker pause 633–950 ms later (median
-// 731 ms, 80 samples): NATS's route ping interval of 300 ms with two pings
-// outstanding, plus the runtime's 20 ms poll.
+// (tools/measure-hints.sh, 2026-11-23, 2-core machine, two rounds; the
+// samples are in docs/measurements/): after docker kill the four survivors
+// logged their hint 22-52 ms later (medians 36 and 39 ms, 80 samples each;
+// docker stop 23-44 ms); after docker pause 633-950 ms later (medians 731
+// and 794 ms, 80 each): NATS's route ping interval of 300 ms with two pings
+// outstanding, plus the runtime's 20 ms poll. Cutting a node off with the
+// docker backend's nftables helper gave the same window at both ends (571-854
+// ms counted from the helper's return, its rules landing up to ~250 ms
+// before), so Silence serves cuts too; a thawed node's own hints, 19-47 ms
+// after docker unpause, fall inside Crash.
 var DefaultHints = Hints{
 	Crash:   Uniform(22*time.Millisecond, 52*time.Millisecond),
 	Silence: Uniform(630*time.Millisecond, 950*time.Millisecond),
