@@ -25,17 +25,6 @@ type Outcome struct {
 	Note string
 }
 
-// Noop reports whether nothing is left to carry out.
-func (o Outcome) Noop() bool {
-	switch o.Fault.Op {
-	case Kill, Stop, Restart, Pause, Resume:
-		return len(o.Fault.Nodes) == 0
-	case Heal:
-		return o.Note != ""
-	}
-	return false
-}
-
 // Decide checks f against the cluster's state s and its membership and
 // returns what to carry out, or an error naming what is wrong and what
 // would be valid. It is the one place the edges of every fault are decided
@@ -47,8 +36,11 @@ func (o Outcome) Noop() bool {
 //     that node;
 //   - pause or resume a node that is down: an error (restart it first);
 //   - kill or stop a paused node: it goes down (and is no longer paused);
-//   - loss p: 0 ≤ p ≤ 1, in whole percents (0 removes loss, 1 drops
-//     everything); loss or delay with no target nodes: an error;
+//   - loss p: 0 ≤ p ≤ 1, rounded to whole percents, 0 < p < 0.01 an
+//     error (0 removes loss, 1 drops everything); delay and jitter ≥ 0
+//     (0 and 0 remove delay); removing loss or delay from a node that has
+//     none in force is a recorded no-op for it; loss or delay with no
+//     target nodes: an error;
 //   - a partition that cuts no link, or cuts a node from itself: an error;
 //   - heal with nothing cut, lost or delayed: a recorded no-op; heal never
 //     restarts or resumes nodes;
@@ -61,15 +53,9 @@ func Decide(f Fault, s State, members []election.NodeID) (Outcome, error) {
 	case Kill, Stop, Restart, Pause, Resume:
 		return decideNodes(f, s)
 	case Loss:
-		return decideLoss(f)
+		return decideLoss(f, s)
 	case Delay:
-		if len(f.Nodes) == 0 {
-			return Outcome{}, fmt.Errorf("delay: no target nodes (to delay every node, target all)")
-		}
-		if f.Delay < 0 || f.Jitter < 0 {
-			return Outcome{}, fmt.Errorf("delay %v jitter %v: neither may be negative (0 and 0 remove the delay)", f.Delay, f.Jitter)
-		}
-		return Outcome{Fault: f}, nil
+		return decideDelay(f, s)
 	case Partition:
 		links := f.CutLinks(members)
 		if len(links) == 0 {
@@ -170,18 +156,59 @@ func decideNodes(f Fault, s State) (Outcome, error) {
 	return out, nil
 }
 
-// decideLoss checks the probability and rounds it to a whole percent.
-func decideLoss(f Fault) (Outcome, error) {
+// decideLoss checks the probability and rounds it to a whole percent, the
+// finest loss the container rules express, so both worlds drop the same
+// fraction.
+func decideLoss(f Fault, s State) (Outcome, error) {
 	if len(f.Nodes) == 0 {
 		return Outcome{}, fmt.Errorf("loss: no target nodes (to hit every node, target all)")
 	}
 	if f.Loss < 0 || f.Loss > 1 || math.IsNaN(f.Loss) {
 		return Outcome{}, fmt.Errorf("loss %v: want a probability from 0 (no loss) to 1 (every packet)", f.Loss)
 	}
-	pct := math.Round(f.Loss * 100)
-	if f.Loss > 0 && pct < 1 {
-		return Outcome{}, fmt.Errorf("loss %v: below 1%%, the finest loss the container rules express (use 0 for none)", f.Loss)
+	// Refused rather than rounded up or down: 0.004 is neither the 1 %
+	// the rules would drop nor the none that 0 means.
+	if f.Loss > 0 && f.Loss < 0.01 {
+		return Outcome{}, fmt.Errorf("loss %v: below 1%%, the finest loss the container rules express (use 0 for none, or 0.01 to 1)", f.Loss)
 	}
-	f.Loss = pct / 100
-	return Outcome{Fault: f}, nil
+	f.Loss = math.Round(f.Loss*100) / 100
+	if f.Loss > 0 {
+		return Outcome{Fault: f}, nil
+	}
+	return Outcome{Fault: f, Note: noteUntouched(f.Nodes, s, "loss")}, nil
+}
+
+// decideDelay checks the delay; 0 with no jitter removes it.
+func decideDelay(f Fault, s State) (Outcome, error) {
+	if len(f.Nodes) == 0 {
+		return Outcome{}, fmt.Errorf("delay: no target nodes (to delay every node, target all)")
+	}
+	if f.Delay < 0 || f.Jitter < 0 {
+		return Outcome{}, fmt.Errorf("delay %v jitter %v: neither may be negative (0 and 0 remove the delay)", f.Delay, f.Jitter)
+	}
+	if f.Delay > 0 || f.Jitter > 0 {
+		return Outcome{Fault: f}, nil
+	}
+	return Outcome{Fault: f, Note: noteUntouched(f.Nodes, s, "delay")}, nil
+}
+
+// noteUntouched is the note of a removal of loss or delay: which targets
+// had neither in force, so that the removal changes nothing for them.
+// State keeps loss and delay together (Degraded), so a node with delay
+// only still counts as touched by a loss removal; carrying that one out
+// changes nothing either, it just goes unnoted.
+func noteUntouched(nodes []election.NodeID, s State, what string) string {
+	var none []string
+	for _, id := range nodes {
+		if !s.Degraded[id] {
+			none = append(none, fmt.Sprintf("node %d has no %s", id, what))
+		}
+	}
+	switch {
+	case len(none) == 0:
+		return ""
+	case len(none) == len(nodes):
+		return "no-op: " + strings.Join(none, ", ")
+	}
+	return "left alone: " + strings.Join(none, ", ")
 }

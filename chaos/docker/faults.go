@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
-	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/moby/moby/api/types/container"
@@ -151,19 +149,17 @@ func (b *Backend) lifecycle(ctx context.Context, op chaos.Op, n *node) error {
 		wctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		wait := cli.ContainerWait(wctx, id, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
-		if paused {
-			// The engine refuses to signal a paused container.
-			if err := b.thawToSignal(ctx, op, n); err != nil {
-				return err
+		err = b.signal(ctx, op, n)
+		if err != nil && paused && isPausedRefusal(err) {
+			// An engine older than this project's refuses to signal
+			// a frozen container: thaw it, then signal it. The node
+			// may then run briefly before it dies.
+			if _, uerr := cli.ContainerUnpause(ctx, id, client.ContainerUnpauseOptions{}); uerr != nil {
+				return fmt.Errorf("docker: %s paused node %d: the engine refused (%v) and the thaw failed: %w", op, n.id, err, uerr)
 			}
+			err = b.signal(ctx, op, n)
 		}
-		if op == chaos.Kill {
-			_, err = cli.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "SIGKILL"})
-		} else {
-			grace := 10
-			_, err = cli.ContainerStop(ctx, id, client.ContainerStopOptions{Signal: "SIGTERM", Timeout: &grace})
-		}
-		if err != nil && !(paused && op == chaos.Kill && isNotRunning(err)) {
+		if err != nil {
 			return fmt.Errorf("docker: %s node %d: %w", op, n.id, err)
 		}
 		select {
@@ -347,34 +343,28 @@ func (b *Backend) syncRules(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// thawToSignal lets a paused node be killed or stopped: the engine signals
-// only running containers. A kill must not let the frozen node act: where
-// the harness may signal the node's process itself (root, as on the
-// project's machines), SIGKILL is queued while it is frozen and the thaw
-// that follows delivers it before the process runs a single instruction of
-// its own. Otherwise, and for a stop (a graceful shutdown, in which the
-// node runs anyway), the node is thawed first and signalled at once.
-func (b *Backend) thawToSignal(ctx context.Context, op chaos.Op, n *node) error {
+// signal kills (SIGKILL) or stops (SIGTERM, 10 s grace) n's container.
+// Docker 20.10 signals a paused container itself and then thaws it
+// (measured: a paused container's kill exits 137 with no log line after
+// the freeze; its stop runs the node's SIGTERM handler and exits 0), so a
+// paused node killed here dies without running again.
+func (b *Backend) signal(ctx context.Context, op chaos.Op, n *node) error {
 	b.mu.Lock()
 	cli := b.cli
 	b.mu.Unlock()
 	id := n.container.GetContainerID()
-	if op == chaos.Kill && os.Geteuid() == 0 {
-		res, err := cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
-		if err == nil && res.Container.State != nil && res.Container.State.Pid > 0 {
-			if err := syscall.Kill(res.Container.State.Pid, syscall.SIGKILL); err != nil {
-				return fmt.Errorf("docker: kill paused node %d: signal pid %d: %w", n.id, res.Container.State.Pid, err)
-			}
-		}
+	if op == chaos.Kill {
+		_, err := cli.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "SIGKILL"})
+		return err
 	}
-	if _, err := cli.ContainerUnpause(ctx, id, client.ContainerUnpauseOptions{}); err != nil {
-		return fmt.Errorf("docker: %s paused node %d: thaw it first: %w", op, n.id, err)
-	}
-	return nil
+	grace := 10
+	_, err := cli.ContainerStop(ctx, id, client.ContainerStopOptions{Signal: "SIGTERM", Timeout: &grace})
+	return err
 }
 
-// isNotRunning reports an engine error saying the container already
-// stopped (a SIGKILL queued while it was frozen got there first).
-func isNotRunning(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "is not running")
+// isPausedRefusal reports the error of an engine that will not signal a
+// paused container ("Container ... is paused. Unpause the container before
+// stopping or killing").
+func isPausedRefusal(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "is paused")
 }
