@@ -116,6 +116,9 @@ var cases = []testCase{
 		s.ok(t, pause(4), "")
 		s.ok(t, kill(4), "")
 		s.want(t, "node 4 down and no longer paused", func(st chaos.State) bool { return !st.Up[4] && !st.Paused[4] })
+		// A kill must not thaw the node into running again first: it
+		// writes nothing stamped after the kill was invoked.
+		s.silentSinceInvoke(t, 4)
 		s.ok(t, restart(4), "")
 		s.awaitLeader(t, 5)
 	}},
@@ -127,8 +130,10 @@ var cases = []testCase{
 		s.awaitLeader(t, 5)
 	}},
 	{"UnknownNodeOrNoNodeIsAnError", func(s *suite, t *testing.T) {
-		s.fails(t, kill(9), "node 9 is not a member")
+		s.fails(t, kill(9), "node 9 is not a member (members: [1,2,3,4,5])")
 		s.fails(t, chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 9}}}, "node 9 is not a member")
+		s.fails(t, chaos.Fault{Op: chaos.Partition, Groups: [][]election.NodeID{{1, 2}, {3, 9}}}, "node 9 is not a member")
+		s.fails(t, chaos.Fault{Op: chaos.Pause}, "no target nodes")
 		s.fails(t, chaos.Fault{Op: chaos.Kill}, "no target nodes")
 		s.fails(t, chaos.Fault{Op: "meteor", Nodes: ids(1)}, "unknown fault")
 	}},
@@ -144,9 +149,20 @@ var cases = []testCase{
 		s.awaitLeader(t, 5)
 	}},
 	{"LossOutOfRangeOrWithoutTargetsIsAnError", func(s *suite, t *testing.T) {
+		// Both below 1 %: 0.005 would round up to the 1 % the rules
+		// can express, and is refused all the same.
 		s.fails(t, loss(0.001, 5), "below 1%")
+		s.fails(t, loss(0.005, 5), "below 1%")
 		s.fails(t, loss(1.5, 5), "from 0")
+		s.fails(t, loss(-0.1, 5), "from 0")
 		s.fails(t, chaos.Fault{Op: chaos.Loss, Loss: 0.5}, "no target nodes")
+	}},
+	{"RemovingLossOrDelayWhereThereIsNoneIsANoOp", func(s *suite, t *testing.T) {
+		s.ok(t, loss(0, 3), "no-op: node 3 has no loss")
+		s.ok(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(3)}, "no-op: node 3 has no delay")
+		s.ok(t, loss(0.3, 2), "")
+		s.ok(t, loss(0, 2, 3), "left alone: node 3 has no loss")
+		s.want(t, "nothing degraded", func(st chaos.State) bool { return len(st.Degraded) == 0 })
 	}},
 	{"DelayAndItsRemoval", func(s *suite, t *testing.T) {
 		s.ok(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}, "")
@@ -155,6 +171,24 @@ var cases = []testCase{
 		s.want(t, "node 2 no longer degraded", func(st chaos.State) bool { return !st.Degraded[2] })
 		s.fails(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: -time.Millisecond}, "negative")
 		s.fails(t, chaos.Fault{Op: chaos.Delay, Delay: time.Millisecond}, "no target nodes")
+	}},
+	{"PartitionIntoGroupsSplitsTheBrainAndHealMendsIt", func(s *suite, t *testing.T) {
+		s.ok(t, chaos.Fault{Op: chaos.Partition, Groups: [][]election.NodeID{{1, 2}, {3, 4, 5}}}, "")
+		s.want(t, "{1,2} and {3,4,5} cut from each other both ways, nothing else", func(st chaos.State) bool {
+			for _, a := range Members {
+				for _, b := range Members {
+					if a != b && st.Reachable(a, b) != ((a <= 2) == (b <= 2)) {
+						return false
+					}
+				}
+			}
+			return len(st.Cut) == 12
+		})
+		// Plain Bully has no quorum: each side elects its highest.
+		s.await(t, "{1,2} elect 2 while {3,4,5} keep 5", func(st chaos.State) bool {
+			return allView(st, ids(1, 2), 2) && allView(st, ids(3, 4, 5), 5)
+		})
+		s.heal(t)
 	}},
 	{"OneWayCutCutsOneDirection", func(s *suite, t *testing.T) {
 		s.ok(t, chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{5, 1}}}, "")
@@ -258,6 +292,25 @@ func (s *suite) recorded(t *testing.T, f chaos.Fault, phase history.FaultPhase, 
 	}
 	if phase == history.FaultFail && end.Error == "" {
 		t.Errorf("%s: fail record without the error", f.Op)
+	}
+}
+
+// silentSinceInvoke checks that node wrote no record stamped after the
+// last fault's invoke (records come in arrival order, but each carries the
+// time its node wrote it).
+func (s *suite) silentSinceInvoke(t *testing.T, node election.NodeID) {
+	t.Helper()
+	recs := s.mem.Records()
+	var invoked time.Time
+	for _, r := range recs {
+		if r.Kind == history.KindFault && r.Fault != nil && r.Fault.Phase == history.FaultInvoke {
+			invoked = r.Time
+		}
+	}
+	for _, r := range recs {
+		if r.Process != history.NemesisProcess && r.Node == node && r.Time.After(invoked) {
+			t.Fatalf("node %d wrote a %s record at %v, after the fault was invoked at %v", node, r.Kind, r.Time, invoked)
+		}
 	}
 }
 
