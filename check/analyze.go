@@ -118,7 +118,7 @@ func Analyze(recs []history.Record, opts Options, names ...Name) *Analysis {
 	}
 	a.SplitBrain = *sb.Evidence.SplitBrain
 	a.Failovers = FailoversOf(t, opts.Quorum)
-	a.Counts = CountSends(sorted, opts.Algorithm, t.Members)
+	a.Counts = CountMessages(sorted, opts.Algorithm, t.Members)
 	a.Elections = Elections(t, sorted, opts.Algorithm, opts.Quorum)
 	return a
 }

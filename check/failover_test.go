@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
 )
 
 // isolatedLeader: 1..5 settle on 5, 5 is cut off from {1,2,3,4} at 1000,
@@ -132,5 +133,15 @@ func TestElectionsListTheReElectionAfterAHeal(t *testing.T) {
 		if !e.Start.Equal(at(w.start)) || !e.Agreed.Equal(at(w.agreed)) || !slices.Equal(e.Leaders, w.leaders) || e.Election+e.Announce != w.messages {
 			t.Errorf("election %d = %+v, want %d→%d on %v with %d message(s)", i, e, w.start, w.agreed, w.leaders, w.messages)
 		}
+	}
+}
+
+func TestAnIsolationIsLabelledByItsShape(t *testing.T) {
+	h := stableFive()
+	h.fault(1000, "partition", history.FaultInvoke, history.Fault{Nodes: []election.NodeID{5}})
+	h.fault(1000, "partition", history.FaultOK, history.Fault{Nodes: []election.NodeID{5},
+		Groups: [][]election.NodeID{{5}, {1, 2, 3, 4}}})
+	if got := NewTimeline(h.recs, ids(5)).Faults[0].Label; got != "partition {5}|{1,2,3,4}" {
+		t.Fatalf("label = %q, want the partition's groups alone", got)
 	}
 }

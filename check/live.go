@@ -233,13 +233,18 @@ type Election struct {
 	Unfinished bool              `json:"unfinished,omitempty"`
 }
 
-// Counts are message totals by type and class.
+// Counts are message totals by type and class. Sends are weighted (see
+// sendWeight); receives are counted as recorded, one per delivery, so the
+// difference is what cuts, loss and dead recipients swallowed.
 type Counts struct {
 	ByType      map[string]int `json:"by_type"`
 	Election    int            `json:"election"`
 	Announce    int            `json:"announce"`
 	Maintenance int            `json:"maintenance"`
 	Total       int            `json:"total"`
+	// ReceivedByType and Received count recv records.
+	ReceivedByType map[string]int `json:"received_by_type,omitempty"`
+	Received       int            `json:"received,omitempty"`
 }
 
 // sendWeight is how many messages a send record stands for: a broadcast
@@ -251,11 +256,19 @@ func sendWeight(r history.Record, n int) int {
 	return 1
 }
 
-// CountSends counts every send record by type and class.
-func CountSends(recs []history.Record, a election.Algorithm, members []election.NodeID) Counts {
-	c := Counts{ByType: map[string]int{}}
+// CountMessages counts every send record by type and class, and every
+// recv record by type.
+func CountMessages(recs []history.Record, a election.Algorithm, members []election.NodeID) Counts {
+	c := Counts{ByType: map[string]int{}, ReceivedByType: map[string]int{}}
 	for _, r := range recs {
-		if r.Kind != history.KindSend || r.Msg == nil {
+		if r.Msg == nil {
+			continue
+		}
+		if r.Kind == history.KindRecv {
+			c.ReceivedByType[r.Msg.Type]++
+			c.Received++
+		}
+		if r.Kind != history.KindSend {
 			continue
 		}
 		w := sendWeight(r, len(members))
@@ -368,7 +381,7 @@ type ComplexityEvidence struct {
 func checkMessageComplexity(t *Timeline, recs []history.Record, opts Options) Verdict {
 	a := opts.Algorithm
 	ev := &ComplexityEvidence{
-		Counts:    CountSends(recs, a, t.Members),
+		Counts:    CountMessages(recs, a, t.Members),
 		Elections: Elections(t, recs, a, opts.Quorum),
 	}
 	v := Verdict{Checker: MessageComplexity, Evidence: Evidence{Complexity: ev}, Pass: true}
