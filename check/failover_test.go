@@ -145,3 +145,17 @@ func TestAnIsolationIsLabelledByItsShape(t *testing.T) {
 		t.Fatalf("label = %q, want the partition's groups alone", got)
 	}
 }
+
+// TestFailoverOfCutsThatSilenceTheLeader: one-way cuts from 5 to everyone
+// leave 5 hearing the others but unheard, a component of its own.
+func TestFailoverOfCutsThatSilenceTheLeader(t *testing.T) {
+	h := stableFive()
+	links := history.Fault{Links: [][2]election.NodeID{{5, 1}, {5, 2}, {5, 3}, {5, 4}}}
+	h.fault(1000, "partition", history.FaultInvoke, links)
+	h.fault(1000, "partition", history.FaultOK, links)
+	h.lead(1400, 4, 2).follow(1400, 4, 2, 1, 2, 3)
+	f := onlyFailover(t, Analyze(h.recs, opts(5)))
+	if f.Leader != 5 || !f.Recovered || f.Duration != 400*time.Millisecond || !slices.Equal(f.NewLeader, []election.NodeID{4, 5}) {
+		t.Fatalf("failover = %+v, want 5 → {4, 5} after 400ms", f)
+	}
+}
