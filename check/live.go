@@ -286,32 +286,41 @@ func CountMessages(recs []history.Record, a election.Algorithm, members []electi
 	return c
 }
 
-// Elections segments the history into elections (see Election): every
-// stretch from the cluster leaving a settled state to settling again, with
-// the election and announce messages sent in it.
-func Elections(t *Timeline, recs []history.Record, a election.Algorithm, q election.QuorumMode) []Election {
-	// Settled stretches, from the snapshots.
-	type stretch struct {
-		start, end time.Time
-		leaders    []election.NodeID
-	}
-	var stable []stretch
+// settledStretch is a stretch of the timeline during which the cluster
+// stayed settled on the same leaders.
+type settledStretch struct {
+	start, end time.Time
+	leaders    []election.NodeID
+}
+
+// settledStretches lists the settled stretches of t, in time order, from
+// its snapshots; only the last state of an instant lasts.
+func settledStretches(t *Timeline, q election.QuorumMode) []settledStretch {
+	var out []settledStretch
 	for i, sn := range t.snaps {
 		end := t.End
 		if i+1 < len(t.snaps) {
 			end = t.snaps[i+1].at
 			if end.Equal(sn.at) {
-				continue // only the last state of an instant lasts
+				continue
 			}
 		}
 		l, ok := SettledLeaders(sn.state, t.Members, q)
 		switch {
-		case ok && len(stable) > 0 && stable[len(stable)-1].end.Equal(sn.at) && slices.Equal(stable[len(stable)-1].leaders, l):
-			stable[len(stable)-1].end = end
+		case ok && len(out) > 0 && out[len(out)-1].end.Equal(sn.at) && slices.Equal(out[len(out)-1].leaders, l):
+			out[len(out)-1].end = end
 		case ok:
-			stable = append(stable, stretch{sn.at, end, l})
+			out = append(out, settledStretch{sn.at, end, l})
 		}
 	}
+	return out
+}
+
+// Elections segments the history into elections (see Election): every
+// stretch from the cluster leaving a settled state to settling again, with
+// the election and announce messages sent in it.
+func Elections(t *Timeline, recs []history.Record, a election.Algorithm, q election.QuorumMode) []Election {
+	stable := settledStretches(t, q)
 	var out []Election
 	segStart := t.Start
 	var segs []Election
