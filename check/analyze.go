@@ -118,8 +118,13 @@ func Analyze(recs []history.Record, opts Options, names ...Name) *Analysis {
 	}
 	a.SplitBrain = *sb.Evidence.SplitBrain
 	a.Failovers = FailoversOf(t, opts.Quorum)
-	a.Counts = CountSends(sorted, opts.Algorithm, t.Members)
-	a.Elections = Elections(t, sorted, opts.Algorithm, opts.Quorum)
+	// message-complexity, when it ran, has counted and segmented already.
+	if mc, ran := a.Verdict(MessageComplexity); ran && mc.Evidence.Complexity != nil {
+		a.Counts, a.Elections = mc.Evidence.Complexity.Counts, mc.Evidence.Complexity.Elections
+	} else {
+		a.Counts = CountMessages(sorted, opts.Algorithm, t.Members)
+		a.Elections = Elections(t, sorted, opts.Algorithm, opts.Quorum)
+	}
 	return a
 }
 

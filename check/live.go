@@ -233,13 +233,18 @@ type Election struct {
 	Unfinished bool              `json:"unfinished,omitempty"`
 }
 
-// Counts are message totals by type and class.
+// Counts are message totals by type and class. Sends are weighted (see
+// sendWeight); receives are counted as recorded, one per delivery, so the
+// difference is what cuts, loss and dead recipients swallowed.
 type Counts struct {
 	ByType      map[string]int `json:"by_type"`
 	Election    int            `json:"election"`
 	Announce    int            `json:"announce"`
 	Maintenance int            `json:"maintenance"`
 	Total       int            `json:"total"`
+	// ReceivedByType and Received count recv records.
+	ReceivedByType map[string]int `json:"received_by_type,omitempty"`
+	Received       int            `json:"received,omitempty"`
 }
 
 // sendWeight is how many messages a send record stands for: a broadcast
@@ -251,11 +256,19 @@ func sendWeight(r history.Record, n int) int {
 	return 1
 }
 
-// CountSends counts every send record by type and class.
-func CountSends(recs []history.Record, a election.Algorithm, members []election.NodeID) Counts {
-	c := Counts{ByType: map[string]int{}}
+// CountMessages counts every send record by type and class, and every
+// recv record by type.
+func CountMessages(recs []history.Record, a election.Algorithm, members []election.NodeID) Counts {
+	c := Counts{ByType: map[string]int{}, ReceivedByType: map[string]int{}}
 	for _, r := range recs {
-		if r.Kind != history.KindSend || r.Msg == nil {
+		if r.Msg == nil {
+			continue
+		}
+		if r.Kind == history.KindRecv {
+			c.ReceivedByType[r.Msg.Type]++
+			c.Received++
+		}
+		if r.Kind != history.KindSend {
 			continue
 		}
 		w := sendWeight(r, len(members))
@@ -273,32 +286,41 @@ func CountSends(recs []history.Record, a election.Algorithm, members []election.
 	return c
 }
 
-// Elections segments the history into elections (see Election): every
-// stretch from the cluster leaving a settled state to settling again, with
-// the election and announce messages sent in it.
-func Elections(t *Timeline, recs []history.Record, a election.Algorithm, q election.QuorumMode) []Election {
-	// Settled stretches, from the snapshots.
-	type stretch struct {
-		start, end time.Time
-		leaders    []election.NodeID
-	}
-	var stable []stretch
+// settledStretch is a stretch of the timeline during which the cluster
+// stayed settled on the same leaders.
+type settledStretch struct {
+	start, end time.Time
+	leaders    []election.NodeID
+}
+
+// settledStretches lists the settled stretches of t, in time order, from
+// its snapshots; only the last state of an instant lasts.
+func settledStretches(t *Timeline, q election.QuorumMode) []settledStretch {
+	var out []settledStretch
 	for i, sn := range t.snaps {
 		end := t.End
 		if i+1 < len(t.snaps) {
 			end = t.snaps[i+1].at
 			if end.Equal(sn.at) {
-				continue // only the last state of an instant lasts
+				continue
 			}
 		}
 		l, ok := SettledLeaders(sn.state, t.Members, q)
 		switch {
-		case ok && len(stable) > 0 && stable[len(stable)-1].end.Equal(sn.at) && slices.Equal(stable[len(stable)-1].leaders, l):
-			stable[len(stable)-1].end = end
+		case ok && len(out) > 0 && out[len(out)-1].end.Equal(sn.at) && slices.Equal(out[len(out)-1].leaders, l):
+			out[len(out)-1].end = end
 		case ok:
-			stable = append(stable, stretch{sn.at, end, l})
+			out = append(out, settledStretch{sn.at, end, l})
 		}
 	}
+	return out
+}
+
+// Elections segments the history into elections (see Election): every
+// stretch from the cluster leaving a settled state to settling again, with
+// the election and announce messages sent in it.
+func Elections(t *Timeline, recs []history.Record, a election.Algorithm, q election.QuorumMode) []Election {
+	stable := settledStretches(t, q)
 	var out []Election
 	segStart := t.Start
 	var segs []Election
@@ -368,7 +390,7 @@ type ComplexityEvidence struct {
 func checkMessageComplexity(t *Timeline, recs []history.Record, opts Options) Verdict {
 	a := opts.Algorithm
 	ev := &ComplexityEvidence{
-		Counts:    CountSends(recs, a, t.Members),
+		Counts:    CountMessages(recs, a, t.Members),
 		Elections: Elections(t, recs, a, opts.Quorum),
 	}
 	v := Verdict{Checker: MessageComplexity, Evidence: Evidence{Complexity: ev}, Pass: true}

@@ -592,7 +592,10 @@ func idList(ids []election.NodeID) string {
 func faultLabel(s FaultSpan) string {
 	var b strings.Builder
 	b.WriteString(s.Op)
-	if len(s.Nodes) > 0 {
+	// A partition is told by its shape; the node it was aimed at (an
+	// isolated leader) is one of its groups already, and naming it twice
+	// read as "partition 5 {5}|{1,2,3,4}".
+	if len(s.Nodes) > 0 && len(s.Groups)+len(s.Links) == 0 {
 		b.WriteString(" " + idList(s.Nodes))
 	}
 	if len(s.Groups) > 0 {

@@ -15,6 +15,21 @@ func writeReport(r *Result) error {
 	if len(r.records) == 0 {
 		return nil
 	}
+	f, err := os.Create(filepath.Join(r.Dir, "report.html"))
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := report.Write(f, reportOf(r)); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// reportOf is the page's input: the run's own analysis (the one
+// results.json was written from, so the page replays nothing) and what the
+// harness adds to it — steps, expectations, the run's verdict.
+func reportOf(r *Result) report.Report {
 	rep := report.Report{
 		Title:     r.Scenario,
 		Scenario:  r.Scenario,
@@ -59,13 +74,5 @@ func writeReport(r *Result) error {
 			})
 		}
 	}
-	f, err := os.Create(filepath.Join(r.Dir, "report.html"))
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := report.Write(f, rep); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return rep
 }

@@ -237,12 +237,12 @@ func build(r Report) (*pageData, error) {
 		p.Expectations = append(p.Expectations, expectationRow{Name: e.Name, Offset: offset(tl, e.Time), Detail: e.Detail, Pass: e.Pass})
 	}
 
-	p.Counts, p.CountTotal = countRows(recs, alg)
+	p.Counts, p.CountTotal = countRows(an.Counts, alg)
 	for _, e := range an.Elections {
 		row := electionRow{Offset: offset(tl, e.Start), Leaders: idsText(e.Leaders), Election: e.Election, Announce: e.Announce, Types: typesText(e.ByType), Unfinished: e.Unfinished}
 		if !e.Agreed.IsZero() {
 			row.Agreed = offset(tl, e.Agreed)
-			row.Took = e.Agreed.Sub(e.Start).String()
+			row.Took = roundDur(e.Agreed.Sub(e.Start)).String()
 		}
 		p.Elections = append(p.Elections, row)
 	}
@@ -288,38 +288,26 @@ func classOf(a election.Algorithm, typ string) string {
 	return "maintenance"
 }
 
-func countRows(recs []history.Record, a election.Algorithm) ([]countRow, countRow) {
-	by := map[string]*countRow{}
-	total := countRow{Type: "total"}
-	for _, r := range recs {
-		if r.Msg == nil || (r.Kind != history.KindSend && r.Kind != history.KindRecv) {
-			continue
-		}
-		row := by[r.Msg.Type]
-		if row == nil {
-			row = &countRow{Type: r.Msg.Type, Class: classOf(a, r.Msg.Type)}
-			by[r.Msg.Type] = row
-		}
-		if r.Kind == history.KindSend {
-			row.Sent++
-			total.Sent++
-		} else {
-			row.Received++
-			total.Received++
+// countRows lays out the analysis's message counts, one row per type,
+// election types first, then announcements, then the rest.
+func countRows(c check.Counts, a election.Algorithm) ([]countRow, countRow) {
+	out := make([]countRow, 0, len(c.ByType))
+	for typ := range c.ByType {
+		out = append(out, countRow{Type: typ, Class: classOf(a, typ), Sent: c.ByType[typ], Received: c.ReceivedByType[typ]})
+	}
+	for typ, n := range c.ReceivedByType {
+		if _, sent := c.ByType[typ]; !sent { // received, its send not recorded
+			out = append(out, countRow{Type: typ, Class: classOf(a, typ), Received: n})
 		}
 	}
 	rank := map[string]int{"election": 0, "announce": 1, "maintenance": 2, "unclassified": 3}
-	out := make([]countRow, 0, len(by))
-	for _, row := range by {
-		out = append(out, *row)
-	}
 	sort.Slice(out, func(i, j int) bool {
 		if rank[out[i].Class] != rank[out[j].Class] {
 			return rank[out[i].Class] < rank[out[j].Class]
 		}
 		return out[i].Type < out[j].Type
 	})
-	return out, total
+	return out, countRow{Type: "total", Sent: c.Total, Received: c.Received}
 }
 
 // checkpointsOf finds the checkpoints agreement or bully-max judged.

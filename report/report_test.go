@@ -250,3 +250,25 @@ func TestExpectedFailureIsShownAsTheRunsOutcome(t *testing.T) {
 		t.Error("a failed run is not headlined as failed")
 	}
 }
+
+// TestReportDrawsTheAnalysisItIsHanded: given the run's analysis, the page
+// shows its failovers, elections and counts as they are, without analysing
+// the records again, so it cannot disagree with results.json.
+func TestReportDrawsTheAnalysisItIsHanded(t *testing.T) {
+	r := baseReport()
+	an := check.Analyze(r.Records, check.Options{Algorithm: testAlgorithm(), Members: r.Members})
+	an.Failovers[0].Label = "failover as results.json has it"
+	an.Elections = an.Elections[:1]
+	an.Counts.ByType["ELECTION"], an.Counts.ReceivedByType["ELECTION"] = 41, 40
+	r.Analysis = an
+	out := render(t, r)
+	if !strings.Contains(out, "failover as results.json has it") {
+		t.Error("the page does not show the failovers it was handed")
+	}
+	if n := strings.Count(out, `<tr class="election"`); n != 1 {
+		t.Errorf("the page lists %d elections, the analysis 1", n)
+	}
+	if !strings.Contains(out, `<tr><td>ELECTION</td><td>election</td><td class="num">41</td><td class="num">40</td></tr>`) {
+		t.Error("the message table is not the analysis's counts")
+	}
+}

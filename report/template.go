@@ -129,7 +129,7 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
 <table>
 <thead><tr><th>from</th><th>settled</th><th>took</th><th>leader</th><th class="num">election msgs</th><th class="num">announce msgs</th><th>by type</th></tr></thead>
 <tbody>
-{{range .Elections}}<tr><td class="num">{{.Offset}}</td><td class="num">{{if .Unfinished}}never{{else}}{{.Agreed}}{{end}}</td><td class="num">{{.Took}}</td><td>{{.Leaders}}</td><td class="num">{{.Election}}</td><td class="num">{{.Announce}}</td><td>{{.Types}}</td></tr>
+{{range .Elections}}<tr class="election"><td class="num">{{.Offset}}</td><td class="num">{{if .Unfinished}}never{{else}}{{.Agreed}}{{end}}</td><td class="num">{{.Took}}</td><td>{{.Leaders}}</td><td class="num">{{.Election}}</td><td class="num">{{.Announce}}</td><td>{{.Types}}</td></tr>
 {{end}}</tbody>
 </table>
 <p class="note">An election runs from the moment the cluster stopped being settled to the moment it settled again, whether or not it sent election messages (after a heal a side may simply adopt the leader it hears again); messages sent while settled count for the election that just ended.</p>
