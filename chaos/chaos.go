@@ -269,14 +269,20 @@ func Steady(members []election.NodeID, leader election.NodeID) State {
 	s := State{Views: map[election.NodeID]election.View{}, Up: map[election.NodeID]bool{}, Paused: map[election.NodeID]bool{}, Cut: map[[2]election.NodeID]bool{}, Degraded: map[election.NodeID]bool{}}
 	for _, m := range members {
 		s.Up[m] = true
-		role := election.Follower
-		switch {
-		case leader == election.None:
-			role = election.Undecided
-		case m == leader:
-			role = election.Leader
-		}
-		s.Views[m] = election.View{Leader: leader, Role: role}
+		s.Views[m] = ViewOf(m, leader)
 	}
 	return s
+}
+
+// ViewOf is the view node has when it believes in leader: it leads if it
+// is leader, follows otherwise, and is undecided when leader is None.
+func ViewOf(node, leader election.NodeID) election.View {
+	role := election.Follower
+	switch {
+	case leader == election.None:
+		role = election.Undecided
+	case node == leader:
+		role = election.Leader
+	}
+	return election.View{Leader: leader, Role: role}
 }

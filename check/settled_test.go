@@ -21,14 +21,7 @@ func split(s chaos.State, a, b []election.NodeID) chaos.State {
 // view sets the leader each node views; a node viewing itself leads.
 func view(s chaos.State, leader election.NodeID, nodes ...election.NodeID) chaos.State {
 	for _, n := range nodes {
-		role := election.Follower
-		switch {
-		case leader == election.None:
-			role = election.Undecided
-		case n == leader:
-			role = election.Leader
-		}
-		s.Views[n] = election.View{Leader: leader, Role: role}
+		s.Views[n] = chaos.ViewOf(n, leader)
 	}
 	return s
 }

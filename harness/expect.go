@@ -35,13 +35,11 @@ func expectNodes(e *scenario.Expectation, s chaos.State, members []election.Node
 	}
 	for _, n := range nodes {
 		if !s.Live(n) {
-			return nodes, fmt.Sprintf("node %d is %s", n, liveness(s, n))
+			return nodes, fmt.Sprintf("node %d is %s", n, s.Status(n))
 		}
 	}
 	return nodes, ""
 }
-
-func liveness(s chaos.State, n election.NodeID) string { return s.Status(n) }
 
 // Holds evaluates an expectation at s.
 func Holds(e *scenario.Expectation, s chaos.State, members []election.NodeID) bool {
@@ -91,12 +89,10 @@ func highestLive(s chaos.State, members []election.NodeID) election.NodeID {
 	return best
 }
 
-func describeViews(s chaos.State, members []election.NodeID) string { return s.Describe(members) }
-
 // explain says why an expectation does not hold at s, for the failure line.
 func explain(e *scenario.Expectation, s chaos.State, members []election.NodeID) string {
 	if _, problem := expectNodes(e, s, members); problem != "" {
 		return problem
 	}
-	return "saw " + describeViews(s, members)
+	return "saw " + s.Describe(members)
 }

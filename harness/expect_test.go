@@ -80,7 +80,7 @@ func TestExpectationsReadViews(t *testing.T) {
 	if !Holds(e, s, five) {
 		t.Error("1 and 2 view no leader, leader: none on [1,2] does not hold")
 	}
-	if got := describeViews(s, five); got != "1→none 2→none 3→3* 4→5 5→5*" {
-		t.Errorf("describeViews = %q", got)
+	if got := s.Describe(five); got != "1→none 2→none 3→3* 4→5 5→5*" {
+		t.Errorf("Describe = %q", got)
 	}
 }

@@ -135,14 +135,14 @@ func (p *Player) waitStable(ctx context.Context, st scenario.Step, sr *StepResul
 		}
 		if !broke {
 			er.Pass, er.At, er.After = true, at, ms(at.Sub(t0))
-			er.Seen = describeViews(p.b.State(), p.members)
+			er.Seen = p.b.State().Describe(p.members)
 			p.checkpoints = append(p.checkpoints, p.b.Now())
 			return nil
 		}
 	}
 	er.At = p.b.Now()
 	er.After = ms(er.At.Sub(t0))
-	er.Seen = "not stable within " + st.Within.String() + ": " + describeViews(p.b.State(), p.members)
+	er.Seen = "not stable within " + st.Within.String() + ": " + p.b.State().Describe(p.members)
 	return nil
 }
 
@@ -173,7 +173,7 @@ func (p *Player) expect(ctx context.Context, st scenario.Step, sr *StepResult) e
 		s = p.b.State()
 	}
 	if ok {
-		er.Seen = describeViews(s, p.members)
+		er.Seen = s.Describe(p.members)
 		// An expectation about every live node is a moment the cluster
 		// is meant to be settled: agreement and bully-max judge it.
 		if (e.On == scenario.OnAllLive || e.On == scenario.OnAll) && (e.Kind == scenario.ExpectLeader || e.Kind == scenario.ExpectHighest) {

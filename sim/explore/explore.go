@@ -420,10 +420,8 @@ func (x *session) lastFault() chaos.Fault {
 // with the options the harness would give a scenario file of these steps.
 func (x *session) judge(names []check.Name) []check.Verdict {
 	_ = x.rec.Append(history.Record{Time: x.b.Now(), Process: harness.HarnessProcess, Kind: history.KindMark, Note: "end"})
-	return check.Run(x.rec.recs, check.Options{
-		Algorithm: mustLookup(x.o.Algorithm), Quorum: x.o.Quorum, Members: x.o.Members, Timing: x.o.Timing,
-		Checkpoints: x.p.Checkpoints(), LivenessBound: x.o.Quiet,
-	}, names...)
+	sc := &scenario.Scenario{Cluster: cluster(x.o), LivenessBound: x.o.Quiet}
+	return check.Run(x.rec.recs, harness.CheckOptions(sc, mustLookup(x.o.Algorithm), x.p.Checkpoints()), names...)
 }
 
 func mustLookup(name string) election.Algorithm {
