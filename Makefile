@@ -11,7 +11,7 @@ SCENARIOS ?= scenarios/*.yaml
 # reaper stays off and the project cleans up by label instead.
 export TESTCONTAINERS_RYUK_DISABLED := true
 
-.PHONY: all build images up down logs chaos-test sim-test test vet fmt fuzz bench clean help
+.PHONY: all build images up down logs tap chaos-test sim-test test vet fmt fuzz bench clean help
 
 all: build
 
@@ -27,13 +27,32 @@ images: ## build the node image FROM scratch (nothing is pulled)
 	@# the image the tag named before is now an untagged leftover of ours
 	@docker image prune -f --filter label=org.ringleader.project=ringleader >/dev/null
 
-up: images ## start the 5-node compose cluster (ALGORITHM=, QUORUM= to switch)
-	@test -n "$(COMPOSE)" || { echo "neither 'docker compose' nor 'docker-compose' found" >&2; exit 1; }
-	$(COMPOSE) up -d
+# The compose cluster's secret (docs/trust.md): made fresh when the cluster
+# starts, kept while any of its containers exists so that `make up` again
+# (say, to start a killed node) keeps the cluster whole, and removed by
+# `make down`. Only its owner can read the file.
+SECRET_FILE := .ringleader/compose.secret
 
-down: ## stop the compose cluster and remove its containers, network and volumes
+up: images ## start the 5-node compose cluster with a fresh secret (ALGORITHM=, QUORUM= to switch)
+	@test -n "$(COMPOSE)" || { echo "neither 'docker compose' nor 'docker-compose' found" >&2; exit 1; }
+	@mkdir -p $(dir $(SECRET_FILE))
+	@if [ ! -s $(SECRET_FILE) ] || [ -z "$$(docker ps -aq --filter label=org.ringleader.run=compose)" ]; then \
+		umask 077; head -c 24 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n' > $(SECRET_FILE); \
+		echo "new cluster secret in $(SECRET_FILE)"; \
+	fi
+	RINGLEADER_SECRET="$$(cat $(SECRET_FILE))" $(COMPOSE) up -d
+
+down: ## stop the compose cluster and remove its containers, network, volumes and secret
 	@test -n "$(COMPOSE)" || { echo "neither 'docker compose' nor 'docker-compose' found" >&2; exit 1; }
 	$(COMPOSE) down -v --remove-orphans
+	rm -f $(SECRET_FILE)
+
+tap: ## print every message on the compose cluster's subjects (read-only, with the cluster's secret)
+	@test -s $(SECRET_FILE) || { echo "no $(SECRET_FILE): start the cluster with make up" >&2; exit 1; }
+	RINGLEADER_SECRET="$$(cat $(SECRET_FILE))" docker run --rm -i --read-only --cap-drop ALL \
+		--security-opt no-new-privileges:true --network ringleader-compose -e RINGLEADER_SECRET \
+		--label org.ringleader.project=ringleader --label org.ringleader.run=compose \
+		--entrypoint /ringleader $(IMAGE) tap --server nats://node1:4222 --cluster compose
 
 logs: ## follow the compose cluster's logs
 	$(COMPOSE) logs -f

@@ -39,6 +39,24 @@ const (
 	Leader Role = "leader"
 )
 
+// MaxEpoch is the largest epoch any node adopts, sends or persists:
+// 2^53 − 1, the largest integer every JSON reader holds exactly. A cluster
+// that held an election every millisecond would need 285,000 years to get
+// there, so an epoch above it is forged or corrupt: the wire refuses it
+// (wire.BadEpoch) and a node refuses durable state that holds one.
+// NextEpoch saturates at it, so epoch arithmetic never wraps.
+const MaxEpoch uint64 = 1<<53 - 1
+
+// NextEpoch is e + 1, or MaxEpoch when e is already there: the one place an
+// algorithm takes a newer epoch, so that no arithmetic on a received epoch
+// can wrap around to 0.
+func NextEpoch(e uint64) uint64 {
+	if e >= MaxEpoch {
+		return MaxEpoch
+	}
+	return e + 1
+}
+
 // View is what one node believes at one moment. Views are the testbed's
 // product: the harness records every change and the checkers judge them.
 type View struct {

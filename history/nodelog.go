@@ -60,14 +60,19 @@ type nodeLogLine struct {
 
 // ParseNodeLog turns one node log line into a history record. It returns
 // ok=false, with no error, for valid JSON lines that carry no event (plain
-// informational logs); an error for a line that is not JSON or whose event
+// informational logs) or an event the history does not record; an error for a line that is not JSON or whose event
 // lacks what it needs.
 func ParseNodeLog(line []byte) (rec Record, ok bool, err error) {
 	var l nodeLogLine
 	if err := json.Unmarshal(line, &l); err != nil {
 		return Record{}, false, fmt.Errorf("node log: not a JSON object: %w", err)
 	}
-	if l.Event == "" {
+	switch l.Event {
+	case EventBoot, EventStop, EventView, EventSend, EventRecv, EventDrop:
+	default:
+		// No event (a plain informational line), or an event the
+		// history does not record (a hint, a rejected state file) or
+		// one a newer node logs: such lines carry no seq.
 		return Record{}, false, nil
 	}
 	if l.Node <= 0 || l.Boot == "" || l.Seq == 0 {

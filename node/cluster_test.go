@@ -13,6 +13,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/trust"
 )
 
 // awaitLimit only bounds a failing test; conditions are awaited by watching
@@ -31,6 +32,8 @@ type testCluster struct {
 	// natsURL, when set, makes every node use that server instead of an
 	// embedded one.
 	natsURL string
+	// secret is this cluster's own, made fresh for it as a harness run's.
+	secret string
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every view or log line
@@ -54,7 +57,7 @@ func newTestCluster(t testing.TB, algorithm string, ids ...election.NodeID) *tes
 		t: t, algorithm: algorithm, timing: election.DefaultTiming,
 		dirs: map[election.NodeID]string{}, changed: make(chan struct{}),
 		nodes: map[election.NodeID]*Node{}, views: map[election.NodeID]election.View{},
-		incarnation: map[election.NodeID]int{},
+		incarnation: map[election.NodeID]int{}, secret: trust.NewSecret(),
 	}
 	for _, id := range ids {
 		c.peers = append(c.peers, Peer{ID: id, Host: "127.0.0.1", Port: freePort(t)})
@@ -89,7 +92,7 @@ func (c *testCluster) config(id election.NodeID) Config {
 	c.mu.Unlock()
 	return Config{
 		ID: id, Peers: c.peers, Algorithm: c.algorithm, Quorum: c.quorum, Timing: c.timing,
-		Cluster: "test", NATSURL: c.natsURL, ClientPort: -1, ClusterPort: port, ListenHost: "127.0.0.1",
+		Cluster: "test", Secret: c.secret, NATSURL: c.natsURL, ClientPort: -1, ClusterPort: port, ListenHost: "127.0.0.1",
 		StateDir: c.dirs[id], Seed: uint64(id), Log: sink, StatusAddr: "127.0.0.1:0",
 		OnView: func(v election.View) {
 			c.mu.Lock()

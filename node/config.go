@@ -7,11 +7,13 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/trust"
 	"github.com/sirupsen/logrus"
 )
 
@@ -37,6 +39,11 @@ type Config struct {
 	Timing    election.Timing
 	// Cluster names the NATS cluster and namespaces every subject.
 	Cluster string
+	// Secret is the cluster's shared secret: the embedded NATS server
+	// admits client and route connections only with it (see
+	// docs/trust.md). Required with the embedded server; with NATSURL it
+	// is sent as the node user's password when set.
+	Secret string
 
 	// ClientPort and ClusterPort are the embedded server's listeners on
 	// ListenHost; -1 picks a free port (tests).
@@ -111,6 +118,7 @@ var settings = []setting{
 	{"cluster-port", "RINGLEADER_CLUSTER_PORT", "6222", "embedded NATS cluster (route) port"},
 	{"listen-host", "RINGLEADER_LISTEN_HOST", "0.0.0.0", "address the embedded NATS server listens on"},
 	{"nats-url", "RINGLEADER_NATS_URL", "", "external NATS server URL(s) instead of the embedded server"},
+	{"secret-file", "RINGLEADER_SECRET_FILE", "", "file holding the cluster's secret (default: the secret is read from RINGLEADER_SECRET)"},
 	{"status-addr", "RINGLEADER_STATUS_ADDR", ":8080", "status HTTP address; empty disables"},
 	{"state-dir", "RINGLEADER_STATE_DIR", "/var/lib/ringleader", "directory for durable state"},
 	{"log-level", "RINGLEADER_LOG_LEVEL", "info", "info, debug or trace"},
@@ -135,6 +143,7 @@ func ParseArgs(args []string, getenv func(string) string, out io.Writer) (Config
 	fs.Usage = func() {
 		fmt.Fprintf(out, "Usage: ringleader node [flags]\n\nRuns one election node with its embedded NATS server.\n\nFlags:\n")
 		fs.PrintDefaults()
+		fmt.Fprintf(out, "\nEnvironment:\n  %s\n    \tthe cluster's shared secret, %d to %d printable ASCII characters (required\n    \twith the embedded server; every client and route must present it; see docs/trust.md)\n", trust.SecretEnv, trust.MinSecretLen, trust.MaxSecretLen)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -237,6 +246,21 @@ func ParseArgs(args []string, getenv func(string) string, out io.Writer) (Config
 			return Config{}, bad("nats-url", "%q: want nats://HOST:PORT (or tls://, ws://, wss://), comma-separated", u)
 		}
 	}
+	if c.Secret, err = readSecret(get("secret-file"), getenv); err != nil {
+		return Config{}, bad("secret-file", "%v", err)
+	}
+	if c.Secret == "" && c.NATSURL == "" {
+		return Config{}, &UsageError{Name: trust.SecretEnv, Problem: "required: the cluster's shared secret, which its NATS servers demand of every client and route (make up generates one; see docs/trust.md)"}
+	}
+	if c.Secret != "" {
+		if err := trust.CheckSecret(c.Secret); err != nil {
+			name := trust.SecretEnv
+			if get("secret-file") != "" {
+				name = "--secret-file"
+			}
+			return Config{}, &UsageError{Name: name, Problem: err.Error()}
+		}
+	}
 	c.StatusAddr = get("status-addr")
 	if c.StatusAddr != "" {
 		if _, port, err := net.SplitHostPort(c.StatusAddr); err != nil || port == "" {
@@ -260,6 +284,20 @@ func ParseArgs(args []string, getenv func(string) string, out io.Writer) (Config
 		c.Seed = uint64(time.Now().UnixNano()) ^ uint64(c.ID)<<48
 	}
 	return c, nil
+}
+
+// readSecret returns the secret from file when one is named, else from
+// trust.SecretEnv.
+func readSecret(file string, getenv func(string) string) (string, error) {
+	if file == "" {
+		v, _ := lookup(getenv, trust.SecretEnv)
+		return v, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(b)), nil
 }
 
 func lookup(getenv func(string) string, name string) (string, bool) {

@@ -4,15 +4,31 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/trust"
 )
 
+// testSecret stands in for the secret a harness run or `make up` makes.
+const testSecret = "0123456789abcdef0123456789abcdef"
+
+// env is an environment holding m, and the cluster secret unless m says
+// otherwise (an empty value unsets it).
 func env(m map[string]string) func(string) string {
-	return func(k string) string { return m[k] }
+	return func(k string) string {
+		if v, ok := m[k]; ok {
+			return v
+		}
+		if k == trust.SecretEnv {
+			return testSecret
+		}
+		return ""
+	}
 }
 
 func TestParseArgsDefaultsAndPeers(t *testing.T) {
@@ -81,6 +97,10 @@ func TestBadValueNamesTheFlagOrVariable(t *testing.T) {
 		{"empty state dir", append(base, "--state-dir", ""), nil, "--state-dir", "writable directory"},
 		{"quiet log level", append(base, "--log-level", "warn"), nil, "--log-level", "info, debug or trace"},
 		{"bad seed", append(base, "--seed", "-3"), nil, "--seed", "unsigned"},
+		{"no secret", base, map[string]string{trust.SecretEnv: ""}, trust.SecretEnv, "required"},
+		{"short secret", base, map[string]string{trust.SecretEnv: "hunter2"}, trust.SecretEnv, "16 to 256"},
+		{"secret with a space", base, map[string]string{trust.SecretEnv: "correct horse battery staple"}, trust.SecretEnv, "printable ASCII"},
+		{"missing secret file", append(base, "--secret-file", "/nonexistent/secret"), nil, "--secret-file", "no such file"},
 		{"unknown flag", append(base, "--colour", "red"), nil, "flags", "colour"},
 		{"stray argument", append(base, "extra"), nil, "arguments", "extra"},
 	}
@@ -114,6 +134,32 @@ func TestHelpIsNotAnError(t *testing.T) {
 		if !strings.Contains(out.String(), s.env) {
 			t.Errorf("usage does not mention %s", s.env)
 		}
+	}
+}
+
+// TestSecretComesFromTheEnvironmentOrAFile: the secret never travels as a
+// flag (the process list would show it); a file wins over the variable, and
+// a node on an external NATS server may go without one.
+func TestSecretComesFromTheEnvironmentOrAFile(t *testing.T) {
+	base := []string{"--id", "1", "--peers", "1=a,2=b", "--algorithm", testAlgorithm}
+	c, err := ParseArgs(base, env(nil), io.Discard)
+	if err != nil || c.Secret != testSecret {
+		t.Fatalf("from the environment: secret %q, err %v", c.Secret, err)
+	}
+	file := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(file, []byte("file-secret-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err = ParseArgs(append(base, "--secret-file", file), env(nil), io.Discard)
+	if err != nil || c.Secret != "file-secret-0123456789" {
+		t.Fatalf("from a file: secret %q, err %v", c.Secret, err)
+	}
+	c, err = ParseArgs(append(base, "--nats-url", "nats://127.0.0.1:4222"), env(map[string]string{trust.SecretEnv: ""}), io.Discard)
+	if err != nil || c.Secret != "" {
+		t.Fatalf("external server without a secret: secret %q, err %v", c.Secret, err)
+	}
+	if s := trust.NewSecret(); trust.CheckSecret(s) != nil || s == trust.NewSecret() {
+		t.Fatalf("NewSecret %q: %v (or two calls gave the same)", s, trust.CheckSecret(s))
 	}
 }
 

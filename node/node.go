@@ -68,7 +68,10 @@ type Node struct {
 	timers map[string]*armedTimer
 	gen    uint64
 	down   map[election.NodeID]bool
-	clock  time.Time // the loop's start: Event.Now's origin (monotonic)
+	drops  *dropLog
+	// routePeer maps a peer server's name to its node ID.
+	routePeer map[string]election.NodeID
+	clock     time.Time // the loop's start: Event.Now's origin (monotonic)
 
 	srv    *server.Server // nil with an external NATS URL
 	nc     *nats.Conn
@@ -125,6 +128,11 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		loopDone: make(chan struct{}),
 		view:     election.View{Role: election.Undecided},
 		stats:    newStats(),
+		drops:    newDropLog(),
+	}
+	n.routePeer = make(map[string]election.NodeID, len(n.members))
+	for _, id := range n.members {
+		n.routePeer[serverName(cfg.Cluster, id)] = id
 	}
 	n.log = logrus.New()
 	n.log.Out = os.Stdout
@@ -151,6 +159,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if derr != nil {
 		return nil, derr
 	}
+	distrusted := n.distrustDurable(&durable)
 	if !containsID(cfg.Peers, cfg.ID) {
 		return nil, fmt.Errorf("node %d is not among its peers %s", cfg.ID, FormatPeers(cfg.Peers))
 	}
@@ -183,13 +192,57 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 			return nil, err
 		}
 	}
+	if distrusted {
+		// The rejected state may have hidden acknowledgements that a
+		// leader's lease still rests on: sit out one suspicion timeout,
+		// as a vote barrier would, before taking part.
+		select {
+		case <-ctx.Done():
+		case <-time.After(cfg.Timing.Suspicion):
+		}
+	}
 	if n.srv != nil {
 		n.awaitPeers(ctx)
 		n.closedWG.Add(1)
-		go n.watchInterest()
+		go n.watchRoutes()
 	}
 	go n.loop()
 	return n, nil
+}
+
+// EventDurableRejected is the event of the line a node logs when it refuses
+// the durable state it found at boot.
+const EventDurableRejected = "durable-rejected"
+
+// EventPeerDownHint is the event of the line a node logs when its runtime
+// hints to the machine that a peer is gone (a route closed, or "no
+// responders"). Like every line that is not a history record, it has no
+// seq: seq numbers only what the harness records.
+const EventPeerDownHint = "peer-down-hint"
+
+// EventStartingEarly is the event of the line a node logs when it starts
+// its machine before every peer was reachable.
+const EventStartingEarly = "starting-early"
+
+// distrustDurable checks the durable state read at boot. A state that
+// cannot be right is reported (event durable-rejected, with why), set aside
+// and replaced by the zero state; it reports whether that happened.
+func (n *Node) distrustDurable(d *election.Durable) bool {
+	problem := checkDurable(*d, n.members)
+	if problem == nil {
+		return false
+	}
+	f := logrus.Fields{"durable": *d, "problem": problem.Error()}
+	if moved, err := setAsideDurable(n.cfg.StateDir, n.cfg.ID); err != nil {
+		f["set_aside_error"] = err.Error()
+	} else {
+		f["set_aside"] = moved
+	}
+	// No seq: seq numbers only the lines the history records.
+	f[history.LogNode], f[history.LogBoot], f[history.LogEvent] = n.cfg.ID, n.boot, EventDurableRejected
+	n.log.WithFields(f).Error("durable state rejected: starting from epoch 0 after one suspicion timeout")
+	*d = election.Durable{}
+	return true
 }
 
 // Stop ends the node gracefully: the loop stops taking events, the node
@@ -305,7 +358,7 @@ func (n *Node) handle(in input) {
 		n.mu.Lock()
 		n.stats.Hints++
 		n.mu.Unlock()
-		n.log.WithFields(logrus.Fields{history.LogNode: n.cfg.ID, history.LogBoot: n.boot, "peer": in.peer, "source": in.source}).Info("peer-down hint")
+		n.log.WithFields(logrus.Fields{history.LogNode: n.cfg.ID, history.LogBoot: n.boot, history.LogEvent: EventPeerDownHint, "peer": in.peer, "source": in.source}).Info("peer-down hint")
 		n.apply(n.step(election.Event{Kind: election.EventPeerDown, Peer: in.peer}))
 	case inPeerUp:
 		delete(n.down, in.peer)
@@ -327,7 +380,15 @@ func (n *Node) receive(data []byte) {
 		n.mu.Lock()
 		n.stats.Dropped[string(reason)]++
 		n.mu.Unlock()
-		n.event(history.EventDrop, logrus.Fields{history.LogReason: string(reason), "detail": err.Error(), "bytes": len(data)}, "message dropped")
+		if ok, suppressed := n.drops.admit(reason, time.Now()); ok {
+			n.event(history.EventDrop, logrus.Fields{
+				history.LogReason: string(reason),
+				"detail":          clipDetail(err.Error()),
+				"bytes":           len(data),
+				"prefix":          prefix(data),
+				"suppressed":      suppressed,
+			}, "message dropped")
+		}
 		return
 	}
 	delete(n.down, m.From)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/ringleader-dev/ringleader/election"
 )
@@ -78,4 +79,30 @@ func saveDurable(dir string, id election.NodeID, d election.Durable) error {
 		d.Close()
 	}
 	return nil
+}
+
+// checkDurable reports a persisted state no run of this cluster can have
+// written: an epoch above election.MaxEpoch (forged messages adopted by an
+// older version, or a hand-edited file), a vote in an epoch newer than the
+// epoch itself, or a vote for a node outside the membership. Such a state is
+// not trusted: adopting a poisoned epoch would leave the cluster nothing
+// newer to elect a leader in, for good.
+func checkDurable(d election.Durable, members []election.NodeID) error {
+	switch {
+	case d.Epoch > election.MaxEpoch:
+		return fmt.Errorf("epoch %d is above the largest any node uses (%d)", d.Epoch, election.MaxEpoch)
+	case d.VotedEpoch > d.Epoch:
+		return fmt.Errorf("voted in epoch %d, newer than its epoch %d", d.VotedEpoch, d.Epoch)
+	case d.VotedFor != election.None && !slices.Contains(members, d.VotedFor):
+		return fmt.Errorf("voted for %d, not a member of %v", d.VotedFor, members)
+	}
+	return nil
+}
+
+// setAsideDurable renames a rejected state file so that it is kept for a
+// person to look at but never read again, and returns its new name.
+func setAsideDurable(dir string, id election.NodeID) (string, error) {
+	from := durableFile(dir, id)
+	to := from + ".rejected"
+	return to, os.Rename(from, to)
 }

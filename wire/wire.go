@@ -58,10 +58,14 @@ const (
 	// (a candidate or listed member outside the membership, a direction
 	// other than ±1, a negative phase or hop count).
 	BadField Reason = "bad-field"
+	// BadEpoch: an epoch above election.MaxEpoch. No node sends one: it
+	// is forged or corrupt, and adopting it would leave nothing newer to
+	// elect a leader in.
+	BadEpoch Reason = "bad-epoch"
 )
 
 // Reasons lists every Reason, in the order the docs describe them.
-var Reasons = []Reason{Malformed, Oversize, WrongVersion, ForeignCluster, UnknownSender, BadRecipient, BadType, BadField}
+var Reasons = []Reason{Malformed, Oversize, WrongVersion, ForeignCluster, UnknownSender, BadRecipient, BadType, BadField, BadEpoch}
 
 // Error is a rejected message: the reason, for counting, and a detail for
 // people.
@@ -129,7 +133,7 @@ func Decode(data []byte, cluster string, members []election.NodeID) (election.Me
 	if head.Cluster == nil || *head.Cluster != cluster {
 		got := "(none)"
 		if head.Cluster != nil {
-			got = fmt.Sprintf("%q", *head.Cluster)
+			got = Clip(*head.Cluster)
 		}
 		return election.Message{}, reject(ForeignCluster, "cluster %s, want %q", got, cluster)
 	}
@@ -156,7 +160,10 @@ func Validate(m election.Message, members []election.NodeID) error {
 		return reject(BadRecipient, "to %d, members are %v", m.To, members)
 	}
 	if !validType(m.Type) {
-		return reject(BadType, "type %q: want 1 to %d letters, digits, '_' or '-'", m.Type, maxTypeLen)
+		return reject(BadType, "type %s (%d bytes): want 1 to %d letters, digits, '_' or '-'", Clip(m.Type), len(m.Type), maxTypeLen)
+	}
+	if m.Epoch > election.MaxEpoch {
+		return reject(BadEpoch, "epoch %d is above the largest a node uses, %d", m.Epoch, election.MaxEpoch)
 	}
 	if m.Candidate != election.None && !slices.Contains(members, m.Candidate) {
 		return reject(BadField, "candidate %d is not a member of %v", m.Candidate, members)
@@ -173,6 +180,20 @@ func Validate(m election.Message, members []election.NodeID) error {
 		return reject(BadField, "phase %d, hop %d: want non-negative", m.Phase, m.Hop)
 	}
 	return nil
+}
+
+// clipLen is how much of a rejected string a reason's detail quotes: enough
+// to recognise it, never enough to let a hostile sender fill the logs.
+const clipLen = 40
+
+// Clip quotes s for a log line, cut to its first clipLen bytes with the
+// length of what was left out: a 60 KB type field costs 60 bytes of log, not
+// 60 KB.
+func Clip(s string) string {
+	if len(s) <= clipLen {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q…(+%d bytes)", s[:clipLen], len(s)-clipLen)
 }
 
 func validType(t string) bool {

@@ -126,6 +126,9 @@ type Backend struct {
 	// applied is what each node's namespace holds now (absent: nothing).
 	applied map[election.NodeID]netfilter.Rules
 	helpers map[string]bool // helper container IDs not yet removed
+	// secret is the run's cluster secret, made by Start and handed to
+	// every node in its environment (docs/trust.md).
+	secret string
 	// gaps counts log sequence gaps noticed (each is also a mark record).
 	gaps    int
 	closed  bool

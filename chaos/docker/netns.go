@@ -20,7 +20,7 @@ var helperSeq atomic.Uint64
 // itself stays unprivileged; only this short-lived process may change the
 // namespace's tables.
 func (b *Backend) helperConfig(n *node, args []string) client.ContainerCreateOptions {
-	return client.ContainerCreateOptions{
+	opts := client.ContainerCreateOptions{
 		Name: fmt.Sprintf("rl-%s-nf%d-%d", b.run, n.id, helperSeq.Add(1)),
 		Config: &container.Config{
 			Image:      b.cfg.image,
@@ -31,7 +31,6 @@ func (b *Backend) helperConfig(n *node, args []string) client.ContainerCreateOpt
 		},
 		HostConfig: &container.HostConfig{
 			NetworkMode:    container.NetworkMode("container:" + n.container.GetContainerID()),
-			CapAdd:         []string{"NET_ADMIN"},
 			ReadonlyRootfs: true,
 			// The image declares a VOLUME for the node's state; a
 			// helper keeps no state, and a tmpfs there stops Docker
@@ -39,6 +38,8 @@ func (b *Backend) helperConfig(n *node, args []string) client.ContainerCreateOpt
 			Tmpfs: map[string]string{stateDir: ""},
 		},
 	}
+	hardenHelper(opts.HostConfig)
+	return opts
 }
 
 // runHelper runs `ringleader netfilter args...` in n's namespace and waits

@@ -19,6 +19,7 @@ import (
 	"github.com/ringleader-dev/ringleader/chaos/netfilter"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/trust"
 )
 
 // Start builds (once per process) or checks the node image, creates a
@@ -44,6 +45,7 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	}
 	b.started = true
 	b.spec, b.sink, b.run = spec, sink, spec.Name
+	b.secret = trust.NewSecret()
 	b.nodes = map[election.NodeID]*node{}
 	b.views = map[election.NodeID]election.View{}
 	b.paused = map[election.NodeID]bool{}
@@ -72,6 +74,9 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 		return fmt.Errorf("docker: inspect image %s: %w", b.cfg.image, err)
 	} else if !ok {
 		return fmt.Errorf("docker: image %s not found; build it with `make images` or leave WithBuild on", b.cfg.image)
+	}
+	if err := checkImageExposesNothing(ctx, cli, b.cfg.image); err != nil {
+		return err
 	}
 
 	nw, err := network.New(ctx, network.WithDriver("bridge"), network.WithLabels(labels(b.run, RoleNetwork)))
@@ -140,7 +145,7 @@ func (b *Backend) notBooted() string {
 }
 
 // nodeEnv is the node contract's environment for member id.
-func nodeEnv(spec chaos.ClusterSpec, id election.NodeID) map[string]string {
+func nodeEnv(spec chaos.ClusterSpec, secret string, id election.NodeID) map[string]string {
 	peers := make([]string, len(spec.Members))
 	for i, m := range spec.Members {
 		peers[i] = fmt.Sprintf("%d=%s", m, alias(m))
@@ -156,6 +161,8 @@ func nodeEnv(spec chaos.ClusterSpec, id election.NodeID) map[string]string {
 		"RINGLEADER_SUSPICION": t.Suspicion.String(),
 		"RINGLEADER_ANSWER":    t.Answer.String(),
 		"RINGLEADER_CLUSTER":   spec.Name,
+		// The run's own secret, made in Start and never in an image.
+		trust.SecretEnv: secret,
 	}
 	if spec.Seed != 0 {
 		// One seed per node, all derived from the run's.
@@ -177,7 +184,7 @@ func (b *Backend) startNode(ctx, followCtx context.Context, nw *testcontainers.D
 		ContainerRequest: testcontainers.ContainerRequest{
 			Image:    b.cfg.image,
 			Name:     name,
-			Env:      nodeEnv(b.spec, id),
+			Env:      nodeEnv(b.spec, b.secret, id),
 			Labels:   labels(b.run, RoleNode),
 			Networks: []string{nw.Name},
 			NetworkAliases: map[string][]string{
@@ -188,6 +195,7 @@ func (b *Backend) startNode(ctx, followCtx context.Context, nw *testcontainers.D
 				// holding it to that keeps state where the
 				// contract says (the volume).
 				hc.ReadonlyRootfs = true
+				hardenNode(hc)
 				// A named volume carrying the run's labels rather
 				// than the anonymous one the image's VOLUME would
 				// make: it survives kill and restart like that one,

@@ -257,14 +257,14 @@ func (c *Core) start() {
 
 // StartElection moves to the next epoch and initiates an election in it.
 func (c *Core) StartElection() {
-	c.enter(c.epoch + 1)
+	c.enter(election.NextEpoch(c.epoch))
 	c.alg.Initiate()
 }
 
 // challenge starts an election because a leader with a lower ID than this
 // node's leads: this node is higher than the best the others found.
 func (c *Core) challenge() {
-	c.enter(c.epoch + 1)
+	c.enter(election.NextEpoch(c.epoch))
 	c.challenging = true
 	c.alg.Initiate()
 }
