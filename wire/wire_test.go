@@ -64,6 +64,8 @@ func TestDecodeRejectsWithReason(t *testing.T) {
 		{"foreign listed member", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2,"members":[1,8]}}`, BadField},
 		{"bad dir", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2,"dir":3}}`, BadField},
 		{"negative hop", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2,"hop":-1}}`, BadField},
+		{"largest uint64 epoch", `{"v":1,"cluster":"c1","msg":{"type":"HEARTBEAT","from":1,"to":2,"epoch":18446744073709551615}}`, BadEpoch},
+		{"epoch just above MaxEpoch", `{"v":1,"cluster":"c1","msg":{"type":"HEARTBEAT","from":1,"to":2,"epoch":9007199254740992}}`, BadEpoch},
 		{"oversize", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2,"members":[` + strings.Repeat("1,", MaxSize/2) + `1]}}`, Oversize},
 	}
 	for _, c := range cases {
@@ -94,8 +96,37 @@ func TestEncodeRefusesOversizeMessage(t *testing.T) {
 	}
 }
 
+// TestMaxEpochItselfIsAccepted: the refusal starts just above MaxEpoch, so
+// NextEpoch's saturated value still travels.
+func TestMaxEpochItselfIsAccepted(t *testing.T) {
+	data, err := Encode("c1", election.Message{Type: "HEARTBEAT", From: 1, To: 2, Epoch: election.MaxEpoch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := Decode(data, "c1", []election.NodeID{1, 2}); err != nil || m.Epoch != election.MaxEpoch {
+		t.Fatalf("Decode: %v, %v", m, err)
+	}
+	if election.NextEpoch(election.MaxEpoch) != election.MaxEpoch || election.NextEpoch(7) != 8 {
+		t.Fatal("NextEpoch does not saturate at MaxEpoch")
+	}
+}
+
+// TestRejectionDetailsAreBounded: what a detail quotes of a hostile field
+// is a short prefix, not a copy.
+func TestRejectionDetailsAreBounded(t *testing.T) {
+	huge := strings.Repeat("A", 60<<10)
+	_, err := Decode([]byte(`{"v":1,"cluster":"c1","msg":{"type":"`+huge+`","from":1,"to":2}}`), "c1", []election.NodeID{1, 2})
+	if ReasonOf(err) != BadType || len(err.Error()) > 200 {
+		t.Fatalf("reason %s, detail of %d bytes", ReasonOf(err), len(err.Error()))
+	}
+	_, err = Decode([]byte(`{"v":1,"cluster":"`+huge+`","msg":{}}`), "c1", []election.NodeID{1, 2})
+	if ReasonOf(err) != ForeignCluster || len(err.Error()) > 200 {
+		t.Fatalf("reason %s, detail of %d bytes", ReasonOf(err), len(err.Error()))
+	}
+}
+
 func TestEveryReasonIsListed(t *testing.T) {
-	for _, r := range []Reason{Malformed, Oversize, WrongVersion, ForeignCluster, UnknownSender, BadRecipient, BadType, BadField} {
+	for _, r := range []Reason{Malformed, Oversize, WrongVersion, ForeignCluster, UnknownSender, BadRecipient, BadType, BadField, BadEpoch} {
 		if !slices.Contains(Reasons, r) {
 			t.Errorf("reason %q missing from Reasons", r)
 		}

@@ -55,7 +55,9 @@ func runTap(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	err := tap.Run(ctx, tap.Options{Server: *server, Cluster: *cluster, Secret: secret, JSON: *asJSON, Out: os.Stdout,
-		Ready: func() { fmt.Fprintf(os.Stderr, "tap: watching %s on %s as %s\n", trust.Subjects(*cluster), *server, trust.ObserverUser) }})
+		Ready: func() {
+			fmt.Fprintf(os.Stderr, "tap: watching %s on %s as %s\n", trust.Subjects(*cluster), *server, trust.ObserverUser)
+		}})
 	switch {
 	case err == nil, tap.OutputClosed(err):
 		return 0
