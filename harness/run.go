@@ -21,6 +21,7 @@ import (
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/millis"
 	"github.com/ringleader-dev/ringleader/scenario"
 )
 
@@ -206,7 +207,7 @@ func (r *runner) steps(ctx context.Context) error {
 		if sr.Resolved != "" {
 			resolved = " → " + sr.Resolved
 		}
-		r.progress("step %d/%d %s%s ... %s (%.2fs)", i+1, n, sr.Text, resolved, status, t1.Sub(t0).Seconds())
+		r.progress("step %d/%d %s%s ... %s (%s)", i+1, n, sr.Text, resolved, status, millis.Of(t1.Sub(t0)))
 		if err != nil {
 			r.mark(fmt.Sprintf("step %d/%d failed: %v", i+1, n, err))
 			return fmt.Errorf("step %d (line %d, %s): %w", i+1, st.Line, sr.Text, err)

@@ -300,7 +300,7 @@ checkers: [agreement]
 	}
 	// 1-3 still view 5 for a moment (nobody noticed the cut yet), then
 	// elect 3: "5 for 2s" breaks, "3 for 2s" holds.
-	if e := res.Expectations[1]; e.Pass || !strings.Contains(e.Seen, "broke 700ms later") {
+	if e := res.Expectations[1]; e.Pass || !strings.Contains(e.Seen, "broke 700 ms later") {
 		t.Errorf("leader 5 for 2s: %+v", e)
 	}
 	if e := res.Expectations[2]; !e.Pass {

@@ -19,6 +19,7 @@ import (
 	"github.com/ringleader-dev/ringleader/chaos/docker"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/harness"
+	"github.com/ringleader-dev/ringleader/millis"
 	"github.com/ringleader-dev/ringleader/scenario"
 	"github.com/ringleader-dev/ringleader/sim"
 )
@@ -137,7 +138,7 @@ func runScenarios(ctx context.Context, scs []*scenario.Scenario, f runFlags, std
 				fmt.Fprintf(stderr, "ringleader run: building the node image: %v\n", err)
 				return 1
 			}
-			fmt.Fprintf(stderr, "built %s in %.1fs\n", f.image, time.Since(t0).Seconds())
+			fmt.Fprintf(stderr, "built %s in %s\n", f.image, millis.Of(time.Since(t0)))
 		}
 		newBackend = func() chaos.Backend { return docker.New(docker.WithImage(f.image), docker.WithBuild(false)) }
 	}
@@ -173,7 +174,7 @@ runs:
 				if !res.Pass {
 					verdict = "FAIL"
 				}
-				fmt.Fprintf(stderr, "[%s %d/%d] %s (%.1fs) %s\n", sc.Name, rep, reps, verdict, res.WallMillis/1000, res.Dir)
+				fmt.Fprintf(stderr, "[%s %d/%d] %s (%s) %s\n", sc.Name, rep, reps, verdict, millis.Float(res.WallMillis), res.Dir)
 				for _, fl := range res.Failures {
 					fmt.Fprintf(stderr, "    %s\n", fl)
 				}
@@ -196,7 +197,7 @@ runs:
 	harness.Table(out, results)
 	fmt.Fprintln(out)
 	harness.WriteSummaries(out, harness.Summarise(results))
-	fmt.Fprintf(out, "%d run(s) on %s in %.1fs; store: %s\n", len(results), f.backend, time.Since(t0).Seconds(), absOr(f.store))
+	fmt.Fprintf(out, "%d run(s) on %s in %s; store: %s\n", len(results), f.backend, millis.Of(time.Since(t0)), absOr(f.store))
 	switch {
 	case interrupted:
 		fmt.Fprintln(out, "interrupted: the cluster was closed; the history recorded so far is in the store")
