@@ -35,6 +35,7 @@ type runFlags struct {
 	seed    int64
 	store   string
 	json    bool
+	junit   string
 	image   string
 	build   bool
 }
@@ -65,6 +66,7 @@ func runCmd(args []string) int {
 	fs.Int64Var(&f.seed, "seed", 0, "seed of the first repetition (repetition i uses seed+i-1; default: from the clock)")
 	fs.StringVar(&f.store, "store", "store", "directory of run directories <store>/<scenario>/<time>/")
 	fs.BoolVar(&f.json, "json", false, "print every run's results as a JSON array on stdout")
+	fs.StringVar(&f.junit, "junit", "", "also write the runs as JUnit XML to `FILE` for CI: a testsuite per run, a testcase per expectation and checker")
 	fs.StringVar(&f.image, "image", docker.DefaultImage, "node image tag (docker backend)")
 	fs.BoolVar(&f.build, "build", true, "build the node image from this source tree first (docker backend)")
 	fs.Usage = func() {
@@ -192,6 +194,14 @@ runs:
 	out := stdout
 	if f.json {
 		out = stderr
+	}
+	if f.junit != "" {
+		// Written whatever happened, an interrupted run included: CI
+		// shows what there is.
+		if err := harness.WriteJUnit(f.junit, results); err != nil {
+			fmt.Fprintf(stderr, "ringleader run: %v\n", err)
+			failed = true
+		}
 	}
 	fmt.Fprintln(out)
 	harness.Table(out, results)
