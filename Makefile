@@ -6,6 +6,8 @@ BIN       := bin/ringleader
 IMAGE     ?= ringleader-node:dev
 COMPOSE   := $(shell if docker compose version >/dev/null 2>&1; then echo "docker compose"; elif command -v docker-compose >/dev/null 2>&1; then echo docker-compose; fi)
 SCENARIOS ?= scenarios/*.yaml
+# chaos-test's results as JUnit XML, for CI (one testsuite per scenario run)
+JUNIT     ?= store/junit.xml
 
 # Nothing may be pulled on a machine with no registry: testcontainers'
 # reaper stays off and the project cleans up by label instead.
@@ -57,8 +59,8 @@ tap: ## print every message on the compose cluster's subjects (read-only, with t
 logs: ## follow the compose cluster's logs
 	$(COMPOSE) logs -f
 
-chaos-test: build ## run every scenario in real containers
-	./$(BIN) run --backend docker $(SCENARIOS)
+chaos-test: build ## run every scenario in real containers; JUnit XML in $(JUNIT)
+	./$(BIN) run --backend docker --junit $(JUNIT) $(SCENARIOS)
 
 sim-test: build ## run every scenario in the simulator
 	./$(BIN) run --backend sim $(SCENARIOS)

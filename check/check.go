@@ -16,6 +16,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/millis"
 )
 
 // Name names a checker, as scenarios, results and the explorer write it.
@@ -165,4 +166,4 @@ func checkpoints(t *Timeline, opts Options) []time.Time {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // rel is an instant as an offset from the timeline's start.
-func rel(t *Timeline, ts time.Time) string { return ts.Sub(t.Start).String() }
+func rel(t *Timeline, ts time.Time) string { return millis.Offset(ts.Sub(t.Start)) }

@@ -63,7 +63,7 @@ func TestNoSplitBrainReportsExactOverlap(t *testing.T) {
 	if ev.Total != 900*time.Millisecond || ev.TotalMillis != 900 {
 		t.Errorf("total overlap = %v, want 900ms", ev.Total)
 	}
-	if !strings.Contains(v.Summary, "900ms") {
+	if !strings.Contains(v.Summary, "900 ms") {
 		t.Errorf("summary %q does not quote the total overlap", v.Summary)
 	}
 }

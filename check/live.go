@@ -10,6 +10,7 @@ import (
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/millis"
 )
 
 // firstSettled is the first instant in [from, to] at which the cluster is
@@ -60,7 +61,7 @@ func checkLiveness(t *Timeline, _ []history.Record, opts Options) Verdict {
 	}
 	v := Verdict{Checker: Liveness, Evidence: Evidence{Liveness: &ev}}
 	if !ok {
-		v.Summary = fmt.Sprintf("no leader agreed by every live node in the %v between %s and the end of the history (bound %v)", ev.HistoryLeft, since, bound)
+		v.Summary = fmt.Sprintf("no leader agreed by every live node in the %s between %s and the end of the history (bound %s)", millis.Of(ev.HistoryLeft), since, millis.Of(bound))
 		return v
 	}
 	ev.Reached, ev.At, ev.Leaders = true, at, leaders
@@ -71,7 +72,7 @@ func checkLiveness(t *Timeline, _ []history.Record, opts Options) Verdict {
 	if !v.Pass {
 		rel = "beyond"
 	}
-	v.Summary = fmt.Sprintf("leader %s agreed %v after %s, %s the bound %v", idList(leaders), ev.Took, since, rel, bound)
+	v.Summary = fmt.Sprintf("leader %s agreed %s after %s, %s the bound %s", idList(leaders), millis.Of(ev.Took), since, rel, millis.Of(bound))
 	return v
 }
 

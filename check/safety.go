@@ -9,6 +9,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/millis"
 )
 
 // LeaderInterval is a stretch during which one node held role=leader. It
@@ -267,15 +268,15 @@ func checkNoSplitBrain(t *Timeline, _ []history.Record, _ Options) Verdict {
 	v := Verdict{Checker: NoSplitBrain, Evidence: Evidence{SplitBrain: &ev}, Pass: len(ev.Overlaps) == 0}
 	staleNote := ""
 	if len(stale) > 0 {
-		staleNote = fmt.Sprintf("; a paused (frozen) stale leader believed it led beside another for %v, not counted: it could not act", unionLength(stale))
+		staleNote = fmt.Sprintf("; a paused (frozen) stale leader believed it led beside another for %s, not counted: it could not act", millis.Of(unionLength(stale)))
 	}
 	if v.Pass {
 		v.Summary = fmt.Sprintf("%d leader interval(s), never two acting leaders at once%s", len(ivs), staleNote)
 		return v
 	}
 	o := ev.Overlaps[0]
-	v.Summary = fmt.Sprintf("%d overlap(s), two or more leaders for %v in total; first: nodes %d and %d both leaders from %s for %v%s",
-		len(ev.Overlaps), ev.Total, o.Nodes[0], o.Nodes[1], o.Offset, o.Duration, staleNote)
+	v.Summary = fmt.Sprintf("%d overlap(s), two or more leaders for %s in total; first: nodes %d and %d both leaders from %s for %s%s",
+		len(ev.Overlaps), millis.Of(ev.Total), o.Nodes[0], o.Nodes[1], o.Offset, millis.Of(o.Duration), staleNote)
 	return v
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/millis"
 	"github.com/ringleader-dev/ringleader/scenario"
 )
 
@@ -167,7 +168,7 @@ func (p *Player) expect(ctx context.Context, st scenario.Step, sr *StepResult) e
 		if broke {
 			s = p.b.State()
 			er.Pass = false
-			er.Seen = fmt.Sprintf("held after %v but broke %v later: %s", time.Duration(er.After*float64(time.Millisecond)), p.b.Now().Sub(er.At), explain(e, s, p.members))
+			er.Seen = fmt.Sprintf("held after %s but broke %s later: %s", millis.Float(er.After), millis.Of(p.b.Now().Sub(er.At)), explain(e, s, p.members))
 			return nil
 		}
 		s = p.b.State()

@@ -62,14 +62,14 @@ func reportOf(r *Result) report.Report {
 	passed := r.Pass
 	rep.Passed = &passed
 	for _, s := range r.Steps {
-		name := fmt.Sprintf("%d %s", s.Index, s.Text)
+		name := s.Text
 		if s.Resolved != "" {
 			name += " → " + s.Resolved
 		}
-		rep.Steps = append(rep.Steps, report.Step{Name: name, Time: s.At})
+		rep.Steps = append(rep.Steps, report.Step{Name: name, Time: s.At, Number: s.Index})
 		if s.Expect != nil {
 			rep.Expectations = append(rep.Expectations, report.Expectation{
-				Name: fmt.Sprintf("step %d: %s", s.Index, s.Expect.Expect), Time: s.Expect.At,
+				Name: s.Expect.Expect, Time: s.Expect.At, Step: s.Index,
 				Pass: s.Expect.Pass, Detail: s.Expect.Seen,
 			})
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/millis"
 	"github.com/ringleader-dev/ringleader/scenario"
 )
 
@@ -71,7 +72,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	if err != nil {
 		return abort(fmt.Errorf("scenario %s: %w", sc.Name, err))
 	}
-	dir, err := newRunDir(storeRoot(opts.Store), sc.Name, time.Now())
+	dir, err := newRunDir(storeRoot(opts.Store), sc.Name, backend.Name(), time.Now())
 	if err != nil {
 		return abort(err)
 	}
@@ -206,7 +207,7 @@ func (r *runner) steps(ctx context.Context) error {
 		if sr.Resolved != "" {
 			resolved = " → " + sr.Resolved
 		}
-		r.progress("step %d/%d %s%s ... %s (%.2fs)", i+1, n, sr.Text, resolved, status, t1.Sub(t0).Seconds())
+		r.progress("step %d/%d %s%s ... %s (%s)", i+1, n, sr.Text, resolved, status, millis.Of(t1.Sub(t0)))
 		if err != nil {
 			r.mark(fmt.Sprintf("step %d/%d failed: %v", i+1, n, err))
 			return fmt.Errorf("step %d (line %d, %s): %w", i+1, st.Line, sr.Text, err)
@@ -307,10 +308,17 @@ func storeRoot(s string) string {
 	return s
 }
 
+// LatestBackend is the backend whose runs store/<scenario>/latest follows:
+// the real containers. Every backend's newest run is also
+// store/<scenario>/latest-<backend>, so a simulator run (well under a
+// second) never hides the container run someone is looking at.
+const LatestBackend = "docker"
+
 // newRunDir creates store/<scenario>/<timestamp>/ (UTC, sortable; a suffix
-// when two runs start in the same millisecond) and points
-// store/<scenario>/latest at it.
-func newRunDir(root, name string, now time.Time) (string, error) {
+// when two runs start in the same millisecond), points
+// store/<scenario>/latest-<backend> at it and, for LatestBackend,
+// store/<scenario>/latest too.
+func newRunDir(root, name, backend string, now time.Time) (string, error) {
 	base := filepath.Join(root, name)
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return "", fmt.Errorf("store: %w", err)
@@ -327,11 +335,17 @@ func newRunDir(root, name string, now time.Time) (string, error) {
 		}
 		dir = filepath.Join(base, fmt.Sprintf("%s-%d", stamp, i))
 	}
-	latest := filepath.Join(base, "latest")
 	// A symlink is a convenience: where it cannot be made, the run is
 	// still complete.
-	_ = os.Remove(latest)
-	_ = os.Symlink(filepath.Base(dir), latest)
+	links := []string{"latest-" + backend}
+	if backend == LatestBackend {
+		links = append(links, "latest")
+	}
+	for _, l := range links {
+		latest := filepath.Join(base, l)
+		_ = os.Remove(latest)
+		_ = os.Symlink(filepath.Base(dir), latest)
+	}
 	return dir, nil
 }
 

@@ -77,12 +77,15 @@ func TestRunLeaderCrashPassesAndRecordsEverything(t *testing.T) {
 	}
 
 	// The store: results.json and history.jsonl in store/crash/<stamp>/,
-	// and latest pointing there.
+	// and latest-fake pointing there; latest is the container runs' only.
 	if filepath.Dir(res.Dir) != filepath.Join(store, "crash") {
 		t.Errorf("run dir %s not under %s/crash", res.Dir, store)
 	}
-	if l, err := os.Readlink(filepath.Join(store, "crash", "latest")); err != nil || l != filepath.Base(res.Dir) {
-		t.Errorf("latest -> %q (%v), want %s", l, err, filepath.Base(res.Dir))
+	if l, err := os.Readlink(filepath.Join(store, "crash", "latest-fake")); err != nil || l != filepath.Base(res.Dir) {
+		t.Errorf("latest-fake -> %q (%v), want %s", l, err, filepath.Base(res.Dir))
+	}
+	if _, err := os.Lstat(filepath.Join(store, "crash", "latest")); err == nil {
+		t.Error("a run on the fake backend made latest, which follows the docker runs")
 	}
 	back, err := ReadResult(filepath.Join(res.Dir, "results.json"))
 	if err != nil {
@@ -116,6 +119,24 @@ func TestRunLeaderCrashPassesAndRecordsEverything(t *testing.T) {
 	}
 	if !strings.Contains(progress.String(), "[crash 1/1] step 3/7 kill leader → node 5 ... ok") {
 		t.Errorf("progress lacks the kill line:\n%s", progress.String())
+	}
+}
+
+func TestLatestFollowsEachBackendAndLatestTheContainers(t *testing.T) {
+	root := t.TempDir()
+	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	docker, err := newRunDir(root, "crash", "docker", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := newRunDir(root, "crash", "sim", t0.Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for link, want := range map[string]string{"latest": docker, "latest-docker": docker, "latest-sim": sim} {
+		if l, err := os.Readlink(filepath.Join(root, "crash", link)); err != nil || l != filepath.Base(want) {
+			t.Errorf("%s -> %q (%v), want %s", link, l, err, filepath.Base(want))
+		}
 	}
 }
 
@@ -300,7 +321,7 @@ checkers: [agreement]
 	}
 	// 1-3 still view 5 for a moment (nobody noticed the cut yet), then
 	// elect 3: "5 for 2s" breaks, "3 for 2s" holds.
-	if e := res.Expectations[1]; e.Pass || !strings.Contains(e.Seen, "broke 700ms later") {
+	if e := res.Expectations[1]; e.Pass || !strings.Contains(e.Seen, "broke 700 ms later") {
 		t.Errorf("leader 5 for 2s: %+v", e)
 	}
 	if e := res.Expectations[2]; !e.Pass {

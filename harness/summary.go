@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/check"
+	"github.com/ringleader-dev/ringleader/millis"
 )
 
 // Table writes the verdict table: one row per run with its expectations,
@@ -79,16 +80,16 @@ func failoverCell(r *Result) string {
 func failoverText(f FailoverResult) string {
 	lo, hi := f.Millis, f.FromInvokeMillis
 	if hi-lo < 1 {
-		return fmt.Sprintf("%.0fms", max(lo, hi))
+		return millis.Float(max(lo, hi))
 	}
-	return fmt.Sprintf("%.0f-%.0fms", lo, hi)
+	return millis.Range(lo, hi)
 }
 
 func overlapCell(r *Result) string {
 	if r.SplitBrain.Overlaps == 0 {
 		return "0"
 	}
-	return fmt.Sprintf("%.0fms", r.SplitBrain.TotalMillis)
+	return millis.Float(r.SplitBrain.TotalMillis)
 }
 
 func resultCell(r *Result) string {
@@ -186,14 +187,14 @@ func WriteSummaries(w io.Writer, sums []Summary) {
 			if f.N == 0 && f.Unrecovered == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "  failover %-13s over %d: p50 %.0fms%s  p95 %.0fms%s  max %.0fms%s  (suspicion %.0fms)", row.what, f.N,
-				ms(f.P50), x(f.P50), ms(f.P95), x(f.P95), ms(f.Max), x(f.Max), s.SuspicionMillis)
+			fmt.Fprintf(w, "  failover %-13s over %d: p50 %s%s  p95 %s%s  max %s%s  (suspicion %s)", row.what, f.N,
+				millis.Of(f.P50), x(f.P50), millis.Of(f.P95), x(f.P95), millis.Of(f.Max), x(f.Max), millis.Float(s.SuspicionMillis))
 			if f.Unrecovered > 0 {
 				fmt.Fprintf(w, "; %d not recovered", f.Unrecovered)
 			}
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "  split-brain overlap: %d/%d runs; min %.0fms  mean %.0fms  max %.0fms\n",
-			s.RunsWithOverlap, s.Runs, s.OverlapMin, s.OverlapMean, s.OverlapMax)
+		fmt.Fprintf(w, "  split-brain overlap: %d/%d runs; min %s  mean %s  max %s\n",
+			s.RunsWithOverlap, s.Runs, millis.Float(s.OverlapMin), millis.Float(s.OverlapMean), millis.Float(s.OverlapMax))
 	}
 }

@@ -38,7 +38,7 @@ func TestTableShowsExpectedFailuresAndRepetitionStats(t *testing.T) {
 	if !strings.Contains(lines[1], "split") || !strings.Contains(lines[1], "1/3") || !strings.Contains(lines[1], "fail (expected)") || !strings.HasSuffix(lines[1], "PASS") {
 		t.Errorf("split row: %q", lines[1])
 	}
-	if !strings.Contains(lines[4], "700ms") {
+	if !strings.Contains(lines[4], "700 ms") {
 		t.Errorf("crash row lacks its failover: %q", lines[4])
 	}
 
@@ -67,10 +67,11 @@ func TestFailoverShownAsTheRangeTheEngineLeaves(t *testing.T) {
 		ok, invoke float64
 		want       string
 	}{
-		{700, 700, "700ms"},     // the simulator: the fault acts the instant it is invoked
-		{672, 690, "672-690ms"}, // a pause: the engine confirmed it 18ms late
-		{0, 248, "0-248ms"},     // a kill: the survivors moved on before docker returned
-		{310, 0, "310ms"},       // no invoke time recorded
+		{700, 700, "700 ms"},     // the simulator: the fault acts the instant it is invoked
+		{672, 690, "672–690 ms"}, // a pause: the engine confirmed it 18 ms late
+		{0, 248, "0–248 ms"},     // a kill: the survivors moved on before docker returned
+		{310, 0, "310 ms"},       // no invoke time recorded
+		{1200, 1750, "1 200–1 750 ms"},
 	} {
 		f := FailoverResult{FromInvokeMillis: c.invoke}
 		f.Millis = c.ok

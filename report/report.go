@@ -17,19 +17,26 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/millis"
 )
 
-// Step is a scenario step as it ran: a named instant on the time axis.
+// Step is a scenario step as it ran: a named instant on the time axis,
+// drawn as a numbered marker keyed to the page's table of steps.
 type Step struct {
 	Name string    `json:"name"`
 	Time time.Time `json:"time"`
+	// Number is the step's number in the scenario; 0: its position in
+	// Report.Steps.
+	Number int `json:"number,omitempty"`
 }
 
 // Expectation is one `expect` of a scenario, checked at Time.
@@ -38,6 +45,10 @@ type Expectation struct {
 	Time   time.Time `json:"time"`
 	Pass   bool      `json:"pass"`
 	Detail string    `json:"detail,omitempty"`
+	// Step is the Number of the step that made this expectation (or a
+	// stable wait): the two share one marker and one row, at the instant
+	// the expectation held or failed. 0: an expectation of its own.
+	Step int `json:"step,omitempty"`
 }
 
 // Report is everything one page shows. Only Records is needed; the rest is
@@ -121,7 +132,9 @@ type pageData struct {
 	RunVerdict    string // "passed", "failed", or "" when the caller gave none
 	Legend        []legendItem
 	Timeline      *svgPlot
-	Expectations  []expectationRow
+	WholeRun      *svgPlot // the timeline to scale, boot included, when Timeline folds it
+	Boot          string   // how long the folded boot took
+	Steps         []stepRow
 	Counts        []countRow
 	CountTotal    countRow
 	Elections     []electionRow
@@ -147,9 +160,11 @@ type legendItem struct {
 	Kind   string // "swatch", "hatch", "paused", "band", "line", "split"
 }
 
-type expectationRow struct {
-	Name, Offset, Detail string
-	Pass                 bool
+// stepRow is a step (or an expectation) as the table under the timeline
+// lists it, with the number its marker carries.
+type stepRow struct {
+	Number, Offset, Name, Detail string
+	Expect, Pass                 bool
 }
 
 type countRow struct {
@@ -204,7 +219,7 @@ func build(r Report) (*pageData, error) {
 	if !date.IsZero() {
 		p.Date = date.UTC().Format("2006-01-02 15:04:05 MST")
 	}
-	p.Span = tl.End.Sub(tl.Start).String()
+	p.Span = millis.Of(tl.End.Sub(tl.Start))
 
 	for _, v := range r.Verdicts {
 		row := verdictRow{Checker: string(v.Checker), Pass: v.Pass, Summary: v.Summary, Expected: !v.Pass && slices.Contains(r.ExpectedFail, v.Checker)}
@@ -230,11 +245,15 @@ func build(r Report) (*pageData, error) {
 	}
 
 	pal := newPalette(tl.Members)
-	p.Legend = legend(tl, pal)
-	p.Timeline = timelinePlot(tl, an.SplitBrain, pal, r, checkpointsOf(r.Verdicts))
-
-	for _, e := range r.Expectations {
-		p.Expectations = append(p.Expectations, expectationRow{Name: e.Name, Offset: offset(tl, e.Time), Detail: e.Detail, Pass: e.Pass})
+	cps := checkpointsOf(r.Verdicts)
+	var markers []marker
+	p.Steps, markers = stepRows(tl, r)
+	fold := bootEnd(tl, an)
+	p.Legend = legend(tl, an.SplitBrain, pal, r, cps, !fold.IsZero())
+	p.Timeline = timelinePlot(tl, an.SplitBrain, pal, timelineOpts{fold: fold, checkpoints: cps, markers: markers})
+	if !fold.IsZero() {
+		p.Boot = millis.Of(fold.Sub(tl.Start))
+		p.WholeRun = timelinePlot(tl, an.SplitBrain, pal, timelineOpts{checkpoints: cps, markers: markers})
 	}
 
 	p.Counts, p.CountTotal = countRows(an.Counts, alg)
@@ -242,7 +261,7 @@ func build(r Report) (*pageData, error) {
 		row := electionRow{Offset: offset(tl, e.Start), Leaders: idsText(e.Leaders), Election: e.Election, Announce: e.Announce, Types: typesText(e.ByType), Unfinished: e.Unfinished}
 		if !e.Agreed.IsZero() {
 			row.Agreed = offset(tl, e.Agreed)
-			row.Took = roundDur(e.Agreed.Sub(e.Start)).String()
+			row.Took = millis.Of(e.Agreed.Sub(e.Start))
 		}
 		p.Elections = append(p.Elections, row)
 	}
@@ -251,7 +270,7 @@ func build(r Report) (*pageData, error) {
 	for _, f := range fos {
 		row := failoverRow{Label: f.Label, Leader: f.Leader, From: offset(tl, f.From), NewLeader: idsText(f.NewLeader), Recovered: f.Recovered, Note: f.Note}
 		if f.Recovered {
-			row.Duration = fmt.Sprintf("%.1f ms", f.Millis)
+			row.Duration = millis.Float(f.Millis)
 		}
 		p.Failovers = append(p.Failovers, row)
 	}
@@ -324,20 +343,76 @@ func checkpointsOf(vs []check.Verdict) []time.Time {
 	return nil
 }
 
+// offset is t from the start of the history, as every time on the page is
+// shown (package millis): "+1 750 ms".
 func offset(tl *check.Timeline, t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return "+" + roundDur(t.Sub(tl.Start)).String()
+	return millis.Offset(t.Sub(tl.Start))
 }
 
-// roundDur keeps offsets short: millisecond precision is what a reader can
-// use on a page.
-func roundDur(d time.Duration) time.Duration {
-	if d > 10*time.Millisecond || d < -10*time.Millisecond {
-		return d.Round(time.Millisecond)
+// stepRows lists the steps and expectations for the table under the
+// timeline, and the markers that key the timeline to it: one per step, at
+// the instant its expectation held or failed when it made one; an
+// expectation of no step gets a number after the last step's.
+func stepRows(tl *check.Timeline, r Report) ([]stepRow, []marker) {
+	var rows []stepRow
+	var ms []marker
+	byStep := map[int]Expectation{}
+	var loose []Expectation
+	for _, e := range r.Expectations {
+		if e.Step > 0 {
+			byStep[e.Step] = e
+		} else {
+			loose = append(loose, e)
+		}
 	}
-	return d.Round(time.Microsecond)
+	last := 0
+	for i, s := range r.Steps {
+		n := s.Number
+		if n == 0 {
+			n = i + 1
+		}
+		last = max(last, n)
+		row := stepRow{Number: strconv.Itoa(n), Offset: offset(tl, s.Time), Name: s.Name}
+		m := marker{at: s.Time, label: row.Number, fill: stepColour, title: fmt.Sprintf("step %d %s: %s", n, row.Offset, s.Name)}
+		if e, ok := byStep[n]; ok {
+			delete(byStep, n)
+			row.Expect, row.Pass, row.Detail = true, e.Pass, e.Detail
+			held := "held"
+			m.fill = undoColour
+			if !e.Pass {
+				held, m.fill = "failed", killColour
+			}
+			row.Offset = offset(tl, e.Time)
+			m.at = e.Time
+			m.title = fmt.Sprintf("step %d: %s\n%s %s (began %s)", n, s.Name, held, row.Offset, offset(tl, s.Time))
+			if e.Detail != "" {
+				m.title += "\n" + e.Detail
+			}
+		}
+		rows = append(rows, row)
+		ms = append(ms, m)
+	}
+	// Expectations whose step was not given are expectations of their own.
+	for _, n := range slices.Sorted(maps.Keys(byStep)) {
+		loose = append(loose, byStep[n])
+	}
+	for _, e := range loose {
+		last++
+		row := stepRow{Number: strconv.Itoa(last), Offset: offset(tl, e.Time), Name: e.Name, Detail: e.Detail, Expect: true, Pass: e.Pass}
+		m := marker{at: e.Time, label: row.Number, fill: undoColour, title: fmt.Sprintf("expectation %s %s: %s", row.Number, row.Offset, e.Name)}
+		if !e.Pass {
+			m.fill = killColour
+		}
+		if e.Detail != "" {
+			m.title += "\n" + e.Detail
+		}
+		rows = append(rows, row)
+		ms = append(ms, m)
+	}
+	return rows, ms
 }
 
 func idsText(ids []election.NodeID) string {
@@ -371,8 +446,6 @@ func typesText(by map[string]int) string {
 }
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"f": func(x float64) string { return fmt.Sprintf("%.1f", x) },
-	"ms": func(d time.Duration) string {
-		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
-	},
+	"f":  func(x float64) string { return fmt.Sprintf("%.1f", x) },
+	"ms": millis.Of,
 }).Parse(pageTemplate))

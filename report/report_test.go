@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -104,7 +105,7 @@ func TestReportHasALaneForEveryNodeAndEveryVerdict(t *testing.T) {
 	if !strings.Contains(out, "≥2 leaders") || !strings.Contains(out, "nodes 3 and 5 both leaders") {
 		t.Error("the split-brain strip with the overlapping pair is missing")
 	}
-	for _, want := range []string{"partition {1,2,3}|{4,5}", "heal", "kill 5", "believes 5 leads", "paused (view frozen)", "leader 4 everywhere"} {
+	for _, want := range []string{"partition {1,2,3}|{4,5}", "heal", "kill 5", "believes 5 leads", "leader 4 everywhere"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -117,7 +118,7 @@ func TestReportQuotesFailoverAndMessageCounts(t *testing.T) {
 	// minority, and {1,2,3} settled on 3 at 1610 ms: a failover of 600 ms.
 	// 5 killed at 4000 ms (it did nothing more; the engine confirmed at
 	// 4005); every live node on 4 at 4700 ms: 700 ms.
-	if !strings.Contains(out, "600.0 ms") || !strings.Contains(out, "700.0 ms") || !strings.Contains(out, "p50 <b>600.0 ms</b>") {
+	if !strings.Contains(out, ">600 ms<") || !strings.Contains(out, ">700 ms<") || !strings.Contains(out, "p50 <b>600 ms</b>") {
 		t.Error("the failovers of 600 ms (partition) and 700 ms (kill) are not quoted")
 	}
 	rowRe := regexp.MustCompile(`<tr><td>ELECTION</td><td>election</td><td class="num">(\d+)</td><td class="num">(\d+)</td></tr>`)
@@ -270,5 +271,245 @@ func TestReportDrawsTheAnalysisItIsHanded(t *testing.T) {
 	}
 	if !strings.Contains(out, `<tr><td>ELECTION</td><td>election</td><td class="num">41</td><td class="num">40</td></tr>`) {
 		t.Error("the message table is not the analysis's counts")
+	}
+}
+
+// TestEveryTimeOnThePageIsMilliseconds: one format for every time a person
+// reads — tables, labels, tooltips, summaries — and never Go's own
+// ("3.053661538s", "481.41012ms", "+1.75s").
+func TestEveryTimeOnThePageIsMilliseconds(t *testing.T) {
+	out := render(t, baseReport())
+	goDur := regexp.MustCompile(`[0-9](ns|µs|us|ms|s|m)\b`)
+	for _, m := range goDur.FindAllStringIndex(out, -1) {
+		ctx := out[max(m[0]-40, 0):min(m[1]+10, len(out))]
+		if strings.Contains(ctx, "stroke-width") || strings.Contains(ctx, "font-size") || strings.Contains(ctx, "px") {
+			continue // CSS and SVG lengths
+		}
+		t.Errorf("a time not in the page's format: …%s…", ctx)
+	}
+	for _, want := range []string{"&#43;1 010 ms", "span <b>5 000 ms</b>"} { // html/template writes + as &#43;
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// pausedRun: 5 leads, 5 is paused, 4 runs an election (a candidate
+// stretch) and leads while the frozen 5 still believes it does (a stale
+// leader), 5 resumes and takes over again.
+func pausedRun() []history.Record {
+	var r []history.Record
+	for n := election.NodeID(1); n <= 5; n++ {
+		role := election.Follower
+		if n == 5 {
+			role = election.Leader
+		}
+		r = append(r, view(0, n, 5, 1, role))
+	}
+	r = append(r, fault(1000, "pause", history.FaultInvoke, history.Fault{Nodes: []election.NodeID{5}}), fault(1001, "pause", history.FaultOK, history.Fault{Nodes: []election.NodeID{5}}))
+	r = append(r, view(1500, 4, 0, 1, election.Candidate), view(1700, 4, 4, 2, election.Leader))
+	for n := election.NodeID(1); n <= 3; n++ {
+		r = append(r, view(1700, n, 4, 2, election.Follower))
+	}
+	r = append(r, fault(2500, "resume", history.FaultInvoke, history.Fault{Nodes: []election.NodeID{5}}), fault(2501, "resume", history.FaultOK, history.Fault{Nodes: []election.NodeID{5}}))
+	r = append(r, view(2501, 4, 5, 3, election.Follower)) // 4 hears 5 the moment it thaws
+	for n := election.NodeID(1); n <= 3; n++ {
+		r = append(r, view(2600, n, 5, 3, election.Follower))
+	}
+	r = append(r, view(2600, 5, 5, 3, election.Leader), view(3000, 5, 5, 3, election.Leader))
+	return r
+}
+
+func TestLegendExplainsEveryMarkDrawn(t *testing.T) {
+	out := render(t, Report{Records: pausedRun(), Members: []election.NodeID{1, 2, 3, 4, 5}, Algorithm: "test",
+		ElectionTypes: []string{"ELECTION"}, AnnounceTypes: []string{"COORDINATOR"},
+		Steps:        []Step{{Name: "pause leader", Time: at(1000)}},
+		Expectations: []Expectation{{Name: "4 leads", Time: at(1700), Pass: true}, {Name: "5 leads", Time: at(2900), Pass: false}}})
+	legendHTML := out[strings.Index(out, `<div class="legend">`):]
+	legendHTML = legendHTML[:strings.Index(legendHTML, "</div>")]
+	for _, want := range []string{"believes 4 leads", "believes 5 leads", "? candidate", "node believes it is the leader", "paused (view frozen)",
+		"stale leader", "pause", "restart / resume / heal", "scenario step", "expectation held", "expectation failed"} {
+		if !strings.Contains(legendHTML, want) {
+			t.Errorf("legend lacks %q", want)
+		}
+	}
+	// Nothing the run does not draw: no kill, no partition, no split brain.
+	for _, absent := range []string{"kill / stop", "partition in force", "split brain", "down (killed"} {
+		if strings.Contains(legendHTML, absent) {
+			t.Errorf("legend lists %q, which this run does not draw", absent)
+		}
+	}
+}
+
+func TestLeaderColoursAreColourBlindSafeAndNeighboursDiffer(t *testing.T) {
+	members := []election.NodeID{1, 2, 3, 4, 5}
+	pal := newPalette(members)
+	okabeIto := map[string]bool{"#0072B2": true, "#E69F00": true, "#009E73": true, "#CC79A7": true, "#56B4E9": true, "#F0E442": true}
+	seen := map[string]election.NodeID{}
+	for _, m := range members {
+		c := pal.colour(m)
+		if !okabeIto[c] {
+			t.Errorf("node %d: %s is not an Okabe–Ito colour", m, c)
+		}
+		if o, dup := seen[c]; dup {
+			t.Errorf("nodes %d and %d share %s", o, m, c)
+		}
+		seen[c] = m
+	}
+	// The highest IDs, the usual leaders, get blue and orange: the pair
+	// every kind of colour vision tells apart.
+	if pal.colour(5) != "#0072B2" || pal.colour(4) != "#E69F00" {
+		t.Errorf("5 and 4 painted %s and %s", pal.colour(5), pal.colour(4))
+	}
+	// Neighbouring IDs never share a hue family (blue next to sky blue).
+	for _, pair := range [][2]string{{"#0072B2", "#56B4E9"}, {"#E69F00", "#F0E442"}} {
+		for m := election.NodeID(1); m < 5; m++ {
+			a, b := pal.colour(m), pal.colour(m+1)
+			if (a == pair[0] && b == pair[1]) || (a == pair[1] && b == pair[0]) {
+				t.Errorf("nodes %d and %d get look-alike colours %s and %s", m, m+1, a, b)
+			}
+		}
+	}
+}
+
+// longBoot: the cluster starts, nobody views anything for 1.5 s
+// (containers booting), 5 is elected, and 2 s later it is killed.
+func longBoot() []history.Record {
+	var r []history.Record
+	for n := election.NodeID(1); n <= 5; n++ {
+		r = append(r, view(1500, n, 0, 0, election.Undecided))
+	}
+	r[0].Time = at(0)
+	for n := election.NodeID(1); n <= 5; n++ {
+		role := election.Follower
+		if n == 5 {
+			role = election.Leader
+		}
+		r = append(r, view(1600, n, 5, 1, role))
+	}
+	r = append(r, fault(3500, "kill", history.FaultInvoke, history.Fault{Nodes: []election.NodeID{5}}), fault(3501, "kill", history.FaultOK, history.Fault{Nodes: []election.NodeID{5}}))
+	for n := election.NodeID(1); n <= 4; n++ {
+		role := election.Follower
+		if n == 4 {
+			role = election.Leader
+		}
+		r = append(r, view(4000, n, 4, 2, role))
+	}
+	r = append(r, view(4500, 4, 4, 2, election.Leader))
+	return r
+}
+
+func TestTimelineOpensWhereTheClusterFirstSettled(t *testing.T) {
+	out := render(t, Report{Records: longBoot(), Members: []election.NodeID{1, 2, 3, 4, 5}})
+	if !strings.Contains(out, `<details class="whole">`) || !strings.Contains(out, "first settled, 1 600 ms after its start") {
+		t.Error("a 1.6 s boot in a 4.5 s run is not folded, with the whole run to scale one click away")
+	}
+	if !strings.Contains(out, ">boot<") {
+		t.Error("the folded boot is not labelled")
+	}
+	// A quick boot is drawn as it is.
+	if out := render(t, baseReport()); strings.Contains(out, `<details class="whole">`) {
+		t.Error("a 21 ms boot in a 5 s run should not be folded")
+	}
+}
+
+func TestFoldedScaleGivesTheRunTheWidth(t *testing.T) {
+	s := scale{start: at(0), end: at(4500), fold: at(1600), left: 70, width: 1114, foldW: 64}
+	if x := s.x(at(1600)); x != 70+64+foldGap {
+		t.Errorf("the settled instant is at %v, want right after the fold", x)
+	}
+	if x := s.x(at(800)); x != 70+32 {
+		t.Errorf("mid-boot at %v, want the middle of the fold", x)
+	}
+	if x := s.x(at(4500)); x != 70+1114 {
+		t.Errorf("the end at %v, want the right edge", x)
+	}
+}
+
+// TestMarkersAndLabelsNeverTouch: steps one millisecond apart, faults on
+// top of each other — the markers, fault labels, tick labels and arrow
+// labels are laid out so that none covers another.
+func TestMarkersAndLabelsNeverTouch(t *testing.T) {
+	r := baseReport()
+	r.Steps = nil
+	for i := range 20 {
+		r.Steps = append(r.Steps, Step{Name: fmt.Sprintf("step %d with a long name that would once have been cut", i+1), Time: at(1000 + i)})
+	}
+	r.Records = append(r.Records,
+		fault(1002, "kill", history.FaultInvoke, history.Fault{Nodes: []election.NodeID{1}}), fault(1003, "kill", history.FaultOK, history.Fault{Nodes: []election.NodeID{1}}),
+		fault(1004, "restart", history.FaultInvoke, history.Fault{Nodes: []election.NodeID{1}}), fault(1005, "restart", history.FaultOK, history.Fault{Nodes: []election.NodeID{1}}))
+	an := check.Analyze(r.Records, check.Options{Algorithm: testAlgorithm(), Members: r.Members})
+	_, markers := stepRows(an.Timeline, r)
+	p := timelinePlot(an.Timeline, an.SplitBrain, newPalette(r.Members), timelineOpts{markers: markers})
+	for i, a := range p.Dots {
+		for _, b := range p.Dots[i+1:] {
+			if a.R > 5 && b.R > 5 && math.Hypot(a.X-b.X, a.Y-b.Y) < a.R+b.R {
+				t.Errorf("markers at (%.0f,%.0f) and (%.0f,%.0f) overlap", a.X, a.Y, b.X, b.Y)
+			}
+		}
+	}
+	var labels []svgText
+	for _, tx := range p.Texts {
+		if tx.Bold && tx.Size == 11 || tx.Halo { // fault labels, tick labels
+			labels = append(labels, tx)
+		}
+	}
+	assertApart(t, "timeline", labels)
+
+	seq, _ := sequencePlot(an.Timeline, an.Records, newPalette(r.Members), testAlgorithm())
+	var arrows []svgText
+	for _, tx := range seq.Texts {
+		if tx.Halo {
+			arrows = append(arrows, tx)
+		}
+	}
+	if len(arrows) == 0 {
+		t.Fatal("no arrow labels drawn")
+	}
+	assertApart(t, "sequence", seq.Texts)
+}
+
+func assertApart(t *testing.T, where string, ts []svgText) {
+	t.Helper()
+	for i, a := range ts {
+		for _, b := range ts[i+1:] {
+			if a.Size < 9 || b.Size < 9 || a.Text == "" || b.Text == "" {
+				continue
+			}
+			ba, bb := textBox(a), textBox(b)
+			// Boxes are generous by 3px a side; touching within that is fine.
+			ba.x1, ba.x2, bb.x1, bb.x2 = ba.x1+3, ba.x2-3, bb.x1+3, bb.x2-3
+			if ba.overlaps(bb) && !(a.Text == "×" || b.Text == "×") && !strings.HasPrefix(a.Text, "node ") && !strings.HasPrefix(b.Text, "node ") {
+				t.Errorf("%s: labels %q at (%.0f,%.0f) and %q at (%.0f,%.0f) overlap", where, a.Text, a.X, a.Y, b.Text, b.X, b.Y)
+			}
+		}
+	}
+}
+
+func TestSequenceTimeLabelsAreNotRepeated(t *testing.T) {
+	r := baseReport()
+	an := check.Analyze(r.Records, check.Options{Algorithm: testAlgorithm(), Members: r.Members})
+	seq, _ := sequencePlot(an.Timeline, an.Records, newPalette(r.Members), testAlgorithm())
+	seen := map[string]bool{}
+	for _, tx := range seq.Texts {
+		if strings.HasPrefix(tx.Text, "+") {
+			if seen[tx.Text] {
+				t.Errorf("time label %q repeated", tx.Text)
+			}
+			seen[tx.Text] = true
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatal("no time labels")
+	}
+}
+
+func TestPageHasAPrintStylesheetAndNoScrollBoxes(t *testing.T) {
+	out := render(t, baseReport())
+	if !strings.Contains(out, "@media print") || !strings.Contains(out, "print-color-adjust: exact") {
+		t.Error("no print stylesheet that keeps the lanes' colours")
+	}
+	if strings.Contains(out, "overflow: auto") && strings.Contains(out, ".seq {") && strings.Contains(out, "max-height: 1000px") {
+		t.Error("the sequence diagram is in a scroll box of its own")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/millis"
 )
 
 // svgPlot is a drawing as lists of primitives; the template writes them in
@@ -61,31 +62,48 @@ type svgText struct {
 	Fill   string
 	Size   float64
 	Bold   bool
+	Halo   bool // a white outline, to stay legible over lines
 	Title  string
 }
 
-// Colours. Leaders get a qualitative palette indexed by the ID's rank in the
-// membership, so one cluster's reports always paint node 5 the same way.
+// Colours. Leaders get a colour-blind-safe qualitative palette indexed by
+// the ID's rank from the top of the membership, so one cluster's reports
+// always paint node 5 the same way, and the IDs that lead most often (the
+// highest, in Bully) get the most distinct colours.
 const (
 	undecidedFill = "#d4d4d4"
 	laneFill      = "#f7f7f7"
 	leaderStroke  = "#111111"
 	killColour    = "#c62828"
-	pauseColour   = "#1565c0"
+	pauseColour   = "#283593"
 	undoColour    = "#2e7d32"
 	failedColour  = "#9e9e9e"
 	splitColour   = "#d50000"
 	checkColour   = "#555555"
+	stepColour    = "#616161"
+	partitionFill = "#7e57c2"
+	lossFill      = "#ef6c00"
+	delayFill     = "#00838f"
 )
 
-// Red is left out: it marks kills and split brain.
-var basePalette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#ff9da7", "#8cd17d", "#499894"}
+// basePalette is Okabe and Ito's colour-blind-safe set ("Color Universal
+// Design", 2008) without its black (the outline of a node that believes it
+// leads) and its vermillion (too near the red of kills and split brain),
+// ordered so that neighbouring ranks never share a hue family: blue,
+// orange, bluish green, reddish purple, sky blue, yellow. Beyond six it
+// goes on with Paul Tol's "muted" colours that are not red.
+var basePalette = []string{
+	"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#F0E442",
+	"#332288", "#999933", "#88CCEE", "#117733", "#DDCC77", "#AA4499",
+}
 
 type palette struct{ rank map[election.NodeID]int }
 
+// newPalette ranks members from the highest ID down.
 func newPalette(members []election.NodeID) palette {
 	sorted := slices.Clone(members)
 	slices.Sort(sorted)
+	slices.Reverse(sorted)
 	p := palette{rank: map[election.NodeID]int{}}
 	for i, m := range sorted {
 		p.rank[m] = i
@@ -100,13 +118,14 @@ func (p palette) colour(id election.NodeID) string {
 	}
 	i, ok := p.rank[id]
 	if !ok {
-		i = int(id)
+		i = len(p.rank) + int(id)
 	}
 	if i < len(basePalette) {
 		return basePalette[i]
 	}
-	// Beyond the base palette, walk the hue circle by the golden angle so
-	// neighbours stay distinct, stepping over the reds kept for faults.
+	// Beyond the palette (IDs are written in the bars, colour alone no
+	// longer tells them apart), walk the hue circle by the golden angle
+	// so neighbours stay distinct, stepping over the reds kept for faults.
 	h := (i * 137) % 360
 	if h < 25 || h > 335 {
 		h = (h + 60) % 360
@@ -120,19 +139,36 @@ func ink(fill string) string {
 		r, _ := strconv.ParseUint(fill[1:3], 16, 8)
 		g, _ := strconv.ParseUint(fill[3:5], 16, 8)
 		b, _ := strconv.ParseUint(fill[5:7], 16, 8)
-		if 0.299*float64(r)+0.587*float64(g)+0.114*float64(b) > 160 {
+		if 0.299*float64(r)+0.587*float64(g)+0.114*float64(b) > 150 {
 			return "#222"
 		}
 	}
 	return "#fff"
 }
 
-func legend(tl *check.Timeline, pal palette) []legendItem {
+// legend lists every kind of mark the timeline draws: the leader colours
+// seen, the lane states, and each kind of fault, strip and marker the run
+// has. Nothing drawn is left unexplained; nothing absent is listed.
+func legend(tl *check.Timeline, sb check.SplitBrainEvidence, pal palette, r Report, checkpoints []time.Time, fold bool) []legendItem {
 	var out []legendItem
 	seen := map[election.NodeID]bool{}
+	candidate, undecided := false, false
 	for _, l := range tl.Lanes {
 		for _, v := range l.Views {
 			seen[v.View.Leader] = true
+			switch {
+			case v.View.Role == election.Candidate:
+				candidate = true
+			case v.View.Leader == 0:
+				undecided = true
+			}
+		}
+	}
+	down, paused := false, false
+	for _, l := range tl.Lanes {
+		for _, st := range l.States {
+			down = down || st.State == check.Down
+			paused = paused || st.State == check.Paused
 		}
 	}
 	sorted := slices.Clone(tl.Members)
@@ -142,37 +178,80 @@ func legend(tl *check.Timeline, pal palette) []legendItem {
 			out = append(out, legendItem{Label: fmt.Sprintf("believes %d leads", m), Fill: pal.colour(m), Kind: "swatch"})
 		}
 	}
-	out = append(out,
-		legendItem{Label: "no leader (undecided / candidate)", Fill: undecidedFill, Kind: "swatch"},
-		legendItem{Label: "node believes it is the leader", Fill: "#ffffff", Stroke: leaderStroke, Kind: "leader"},
-		legendItem{Label: "down (killed / stopped)", Kind: "hatch"},
-		legendItem{Label: "paused (view frozen)", Kind: "paused"},
-		legendItem{Label: "partition / loss / delay in force", Fill: "#7e57c2", Kind: "band"},
-		legendItem{Label: "kill / stop", Stroke: killColour, Kind: "line"},
-		legendItem{Label: "pause", Stroke: pauseColour, Kind: "line"},
-		legendItem{Label: "restart / resume / heal", Stroke: undoColour, Kind: "dash"},
-		legendItem{Label: "two or more leaders at once", Fill: splitColour, Kind: "swatch"},
-	)
+	add := func(ok bool, it legendItem) {
+		if ok {
+			out = append(out, it)
+		}
+	}
+	add(undecided || !candidate, legendItem{Label: "no leader (undecided)", Fill: undecidedFill, Kind: "swatch"})
+	add(candidate, legendItem{Label: "? candidate: electing, no leader yet", Fill: undecidedFill, Kind: "candidate"})
+	add(true, legendItem{Label: "★ node believes it is the leader", Stroke: leaderStroke, Kind: "leader"})
+	add(down, legendItem{Label: "down (killed / stopped)", Kind: "hatch"})
+	add(paused, legendItem{Label: "paused (view frozen)", Kind: "paused"})
+	ops := map[chaos.Op]bool{}
+	failed := false
+	for _, f := range tl.Faults {
+		ops[chaos.Op(f.Op)] = true
+		failed = failed || f.Failed
+	}
+	add(ops[chaos.Partition], legendItem{Label: "partition in force", Fill: partitionFill, Kind: "band"})
+	add(ops[chaos.Loss], legendItem{Label: "loss in force", Fill: lossFill, Kind: "band"})
+	add(ops[chaos.Delay], legendItem{Label: "delay in force", Fill: delayFill, Kind: "band"})
+	add(ops[chaos.Kill] || ops[chaos.Stop], legendItem{Label: "kill / stop", Stroke: killColour, Kind: "line"})
+	add(ops[chaos.Pause], legendItem{Label: "pause", Stroke: pauseColour, Kind: "line"})
+	add(ops[chaos.Restart] || ops[chaos.Resume] || ops[chaos.Heal], legendItem{Label: "restart / resume / heal", Stroke: undoColour, Kind: "dash"})
+	add(failed, legendItem{Label: "fault that failed", Stroke: failedColour, Kind: "dash"})
+	add(len(sb.Overlaps) > 0, legendItem{Label: "split brain: two or more acting leaders", Fill: splitColour, Kind: "strip"})
+	add(len(sb.StaleOverlaps) > 0, legendItem{Label: "stale leader: a paused node still believes it leads beside another", Fill: splitColour, Kind: "stale"})
+	add(len(checkpoints) > 0, legendItem{Label: "checkpoint: agreement and bully-max judged", Stroke: checkColour, Kind: "checkpoint"})
+	add(len(r.Steps) > 0, legendItem{Label: "scenario step (see the table below)", Fill: stepColour, Kind: "marker"})
+	pass, fail := false, false
+	for _, e := range r.Expectations {
+		pass, fail = pass || e.Pass, fail || !e.Pass
+	}
+	add(pass, legendItem{Label: "expectation held", Fill: undoColour, Kind: "marker"})
+	add(fail, legendItem{Label: "expectation failed", Fill: killColour, Kind: "marker"})
+	add(fold, legendItem{Label: "boot, squeezed (the whole run to scale is below)", Kind: "fold"})
 	return out
 }
 
-// scale maps instants of the timeline to x.
+// scale maps instants of the timeline to x. With a fold, the stretch from
+// the start to fold (the cluster booting and electing its first leader) is
+// squeezed into foldW pixels and the rest of the width shows the run from
+// the moment the cluster first settled.
 type scale struct {
-	start time.Time
-	span  time.Duration
-	left  float64
-	width float64
+	start, end time.Time
+	fold       time.Time // zero: no fold
+	left       float64
+	width      float64
+	foldW      float64
+}
+
+// foldGap is the white break between the squeezed boot and the rest.
+const foldGap = 6.0
+
+func frac(d, of time.Duration) float64 {
+	if of <= 0 {
+		return 0
+	}
+	return float64(d) / float64(of)
 }
 
 func (s scale) x(t time.Time) float64 {
-	d := t.Sub(s.start)
-	if d < 0 {
-		d = 0
+	if t.Before(s.start) {
+		t = s.start
 	}
-	if d > s.span {
-		d = s.span
+	if t.After(s.end) {
+		t = s.end
 	}
-	return s.left + s.width*float64(d)/float64(s.span)
+	if s.fold.IsZero() {
+		return s.left + s.width*frac(t.Sub(s.start), s.end.Sub(s.start))
+	}
+	if t.Before(s.fold) {
+		return s.left + s.foldW*frac(t.Sub(s.start), s.fold.Sub(s.start))
+	}
+	rest := s.left + s.foldW + foldGap
+	return rest + (s.left+s.width-rest)*frac(t.Sub(s.fold), s.end.Sub(s.fold))
 }
 
 // labelRows places labels left to right in the first row where they do not
@@ -190,8 +269,10 @@ func (lr *labelRows) place(x, w float64) int {
 	return len(lr.ends) - 1
 }
 
+// textWidth is a generous estimate of a label's width in the page's sans
+// serif: generous, so that labels laid out by it never touch.
 func textWidth(s string, size float64) float64 {
-	return float64(utf8.RuneCountInString(s))*size*0.6 + 6
+	return float64(utf8.RuneCountInString(s))*size*0.64 + 6
 }
 
 func faultColour(f check.FaultSpan) (colour, dash string) {
@@ -204,11 +285,11 @@ func faultColour(f check.FaultSpan) (colour, dash string) {
 	case chaos.Pause:
 		return pauseColour, ""
 	case chaos.Partition:
-		return "#7e57c2", ""
+		return partitionFill, ""
 	case chaos.Loss:
-		return "#ef6c00", ""
+		return lossFill, ""
 	case chaos.Delay:
-		return "#00838f", ""
+		return delayFill, ""
 	}
 	return undoColour, "4,3"
 }
@@ -216,7 +297,7 @@ func faultColour(f check.FaultSpan) (colour, dash string) {
 func faultTitle(tl *check.Timeline, f check.FaultSpan) string {
 	s := fmt.Sprintf("%s\ninvoked %s", f.Label, offset(tl, f.Invoked))
 	if !f.Applied.IsZero() {
-		s += fmt.Sprintf(", in effect %s (took %v)", offset(tl, f.Applied), roundDur(f.Applied.Sub(f.Invoked)))
+		s += fmt.Sprintf(", in effect %s (took %s)", offset(tl, f.Applied), millis.Of(f.Applied.Sub(f.Invoked)))
 	}
 	if f.Until.After(f.At()) {
 		s += fmt.Sprintf(", until %s", offset(tl, f.Until))
@@ -238,14 +319,14 @@ func viewTitle(tl *check.Timeline, v check.ViewSpan) string {
 	if v.View.Leader != 0 {
 		l = strconv.Itoa(int(v.View.Leader))
 	}
-	return fmt.Sprintf("node %d: leader %s, epoch %d, role %s\n%s → %s (%v)", v.Node, l, v.View.Epoch, v.View.Role,
-		offset(tl, v.Start), offset(tl, v.End), roundDur(v.End.Sub(v.Start)))
+	return fmt.Sprintf("node %d: leader %s, epoch %d, role %s\n%s → %s (%s)", v.Node, l, v.View.Epoch, v.View.Role,
+		offset(tl, v.Start), offset(tl, v.End), millis.Of(v.End.Sub(v.Start)))
 }
 
-// niceStep picks a tick step of 1, 2 or 5 times a power of ten giving at
-// most max ticks over span.
+// niceStep picks a tick step of 1, 2 or 5 times a power of ten
+// milliseconds giving at most max ticks over span.
 func niceStep(span time.Duration, max int) time.Duration {
-	for p := time.Duration(1); ; p *= 10 {
+	for p := time.Millisecond; ; p *= 10 {
 		for _, m := range []time.Duration{1, 2, 5} {
 			if st := p * m; span/st <= time.Duration(max) {
 				return st
@@ -257,7 +338,63 @@ func niceStep(span time.Duration, max int) time.Duration {
 	}
 }
 
-func timelinePlot(tl *check.Timeline, sb check.SplitBrainEvidence, pal palette, r Report, checkpoints []time.Time) *svgPlot {
+// bootEnd is where the timeline opens: the instant the cluster first
+// settled, when booting took a noticeable share of the run (a tenth or
+// more) and no fault came before it; zero otherwise.
+func bootEnd(tl *check.Timeline, an *check.Analysis) time.Time {
+	if len(an.Elections) == 0 {
+		return time.Time{}
+	}
+	e := an.Elections[0]
+	span := tl.End.Sub(tl.Start)
+	if e.Agreed.IsZero() || !e.Agreed.Before(tl.End) || e.Start.Sub(tl.Start) > span/100 || e.Agreed.Sub(tl.Start) < span/10 {
+		return time.Time{}
+	}
+	for _, f := range tl.Faults {
+		if f.Invoked.Before(e.Agreed) {
+			return time.Time{}
+		}
+	}
+	return e.Agreed
+}
+
+// marker is a numbered circle under the axis: a scenario step, or the
+// expectation it checked, keyed to the steps table.
+type marker struct {
+	at    time.Time
+	label string
+	title string
+	fill  string
+}
+
+// dodge spreads items of width w, wanted at xs (ascending), so that no two
+// overlap and none leaves [lo, hi]: each moves as little as it must, and
+// their order is kept, so the leader lines from the wanted x to the placed
+// one never cross.
+func dodge(xs []float64, w, lo, hi float64) []float64 {
+	out := slices.Clone(xs)
+	for i := range out {
+		out[i] = math.Max(out[i], lo+w/2)
+		if i > 0 {
+			out[i] = math.Max(out[i], out[i-1]+w)
+		}
+	}
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = math.Min(out[i], hi-w/2)
+		if i < len(out)-1 {
+			out[i] = math.Min(out[i], out[i+1]-w)
+		}
+	}
+	return out
+}
+
+type timelineOpts struct {
+	fold        time.Time // zero: the whole run to scale
+	checkpoints []time.Time
+	markers     []marker
+}
+
+func timelinePlot(tl *check.Timeline, sb check.SplitBrainEvidence, pal palette, o timelineOpts) *svgPlot {
 	const (
 		W       = 1200.0
 		left    = 70.0
@@ -266,14 +403,15 @@ func timelinePlot(tl *check.Timeline, sb check.SplitBrainEvidence, pal palette, 
 		laneH   = 22.0
 		laneGap = 8.0
 		fsize   = 11.0
+		foldW   = 64.0
 	)
-	sc := scale{start: tl.Start, span: tl.End.Sub(tl.Start), left: left, width: W - left - right}
-	if sc.span <= 0 {
-		sc.span = time.Second
+	sc := scale{start: tl.Start, end: tl.End, fold: o.fold, left: left, width: W - left - right, foldW: foldW}
+	if !sc.end.After(sc.start) {
+		sc.end = sc.start.Add(time.Second)
 	}
 	p := &svgPlot{W: W}
 
-	// Fault labels go in rows above the lanes.
+	// Fault labels go in rows above the lanes, never touching.
 	var rows labelRows
 	type placed struct {
 		f   check.FaultSpan
@@ -282,17 +420,34 @@ func timelinePlot(tl *check.Timeline, sb check.SplitBrainEvidence, pal palette, 
 	var faults []placed
 	for _, f := range tl.Faults {
 		x, w := sc.x(f.At()), textWidth(f.Label, fsize)
-		faults = append(faults, placed{f, rows.place(labelX(x, w, W-right), w)})
+		faults = append(faults, placed{f, rows.place(labelX(x, w, W-right), w+4)})
 	}
 	top := 6 + float64(len(rows.ends))*rowH + 4
 	lanesTop := top
 	lanesBottom := lanesTop + float64(len(tl.Lanes))*(laneH+laneGap) - laneGap
 
-	// Grid and axis ticks.
-	step := niceStep(sc.span, 12)
-	for d := time.Duration(0); d <= sc.span; d += step {
+	// Lane backgrounds, under the grid.
+	for i := range tl.Lanes {
+		y := lanesTop + float64(i)*(laneH+laneGap)
+		p.Rects = append(p.Rects, svgRect{X: left, Y: y, W: sc.width, H: laneH, Fill: laneFill, Stroke: "#e0e0e0", StrokeW: 1})
+	}
+
+	// Ticks: over the part drawn to scale.
+	tickFrom := sc.start
+	if !o.fold.IsZero() {
+		tickFrom = o.fold
+	}
+	step := niceStep(sc.end.Sub(tickFrom), 12)
+	var ticks []time.Duration
+	first := tickFrom.Sub(sc.start)
+	first = (first + step - 1) / step * step
+	for d := first; d <= sc.end.Sub(sc.start); d += step {
+		ticks = append(ticks, d)
+	}
+	for _, d := range ticks {
 		x := sc.x(tl.Start.Add(d))
-		p.Lines = append(p.Lines, svgLine{X1: x, Y1: lanesTop - 2, X2: x, Y2: lanesBottom + 2, Stroke: "#e6e6e6", W: 1})
+		// A rect, not a line: drawn under the lanes' bars, not across them.
+		p.Rects = append(p.Rects, svgRect{X: x - 0.5, Y: lanesTop - 2, W: 1, H: lanesBottom - lanesTop + 4, Fill: "#e6e6e6"})
 	}
 
 	// Fault bands (under the lanes' content is too faint; over it, but
@@ -314,14 +469,13 @@ func timelinePlot(tl *check.Timeline, sb check.SplitBrainEvidence, pal palette, 
 	for i, lane := range tl.Lanes {
 		y := lanesTop + float64(i)*(laneH+laneGap)
 		p.Texts = append(p.Texts, svgText{X: left - 8, Y: y + laneH/2 + 4, Text: fmt.Sprintf("node %d", lane.Node), Anchor: "end", Fill: "#222", Size: 12, Bold: true})
-		p.Rects = append(p.Rects, svgRect{X: left, Y: y, W: sc.width, H: laneH, Fill: laneFill, Stroke: "#e0e0e0", StrokeW: 1})
 		for _, st := range lane.States {
 			if st.State != check.Down {
 				continue
 			}
 			x1, x2 := sc.x(st.Start), sc.x(st.End)
 			p.Rects = append(p.Rects, svgRect{X: x1, Y: y, W: math.Max(x2-x1, 1), H: laneH, Fill: "url(#rl-hatch)", Stroke: "#bdbdbd", StrokeW: 0.5,
-				Title: fmt.Sprintf("node %d down\n%s → %s (%v)", lane.Node, offset(tl, st.Start), offset(tl, st.End), roundDur(st.End.Sub(st.Start)))})
+				Title: fmt.Sprintf("node %d down\n%s → %s (%s)", lane.Node, offset(tl, st.Start), offset(tl, st.End), millis.Of(st.End.Sub(st.Start)))})
 		}
 		for _, v := range lane.Views {
 			x1, x2 := sc.x(v.Start), sc.x(v.End)
@@ -355,14 +509,19 @@ func timelinePlot(tl *check.Timeline, sb check.SplitBrainEvidence, pal palette, 
 			}
 			x1, x2 := sc.x(st.Start), sc.x(st.End)
 			w := math.Max(x2-x1, 1)
-			title := fmt.Sprintf("node %d paused (its view is frozen)\n%s → %s (%v)", lane.Node, offset(tl, st.Start), offset(tl, st.End), roundDur(st.End.Sub(st.Start)))
-			p.Rects = append(p.Rects, svgRect{X: x1, Y: y, W: w, H: laneH, Fill: "url(#rl-paused)", Stroke: pauseColour, StrokeW: 1, Dash: "2,2", Title: title})
-			if w > 50 {
-				p.Texts = append(p.Texts, svgText{X: x1 + 4, Y: y - 1, Text: "paused", Fill: pauseColour, Size: 9, Title: title})
-			}
+			title := fmt.Sprintf("node %d paused (its view is frozen)\n%s → %s (%s)", lane.Node, offset(tl, st.Start), offset(tl, st.End), millis.Of(st.End.Sub(st.Start)))
+			p.Rects = append(p.Rects, svgRect{X: x1, Y: y, W: w, H: laneH, Fill: "url(#rl-paused)", Stroke: pauseColour, StrokeW: 1.2, Dash: "3,2", Title: title})
 		}
 	}
 	p.Rects = append(p.Rects, bandRects...)
+
+	// The fold: a white break after the squeezed boot, across the lanes.
+	if !o.fold.IsZero() {
+		bx := left + foldW
+		title := fmt.Sprintf("boot: from the cluster's start to %s, when it first settled, squeezed into this strip; the whole run to scale is under the timeline", offset(tl, o.fold))
+		p.Rects = append(p.Rects, svgRect{X: bx, Y: lanesTop - 4, W: foldGap, H: lanesBottom - lanesTop + 8, Fill: "#ffffff", Title: title})
+		p.Texts = append(p.Texts, svgText{X: left + foldW/2, Y: lanesTop - 6, Text: "boot", Anchor: "middle", Fill: "#757575", Size: 10, Title: title})
+	}
 
 	// Fault lines and labels.
 	for _, pf := range faults {
@@ -376,7 +535,7 @@ func timelinePlot(tl *check.Timeline, sb check.SplitBrainEvidence, pal palette, 
 	}
 
 	// Checkpoints at which agreement and bully-max were judged.
-	for _, cp := range checkpoints {
+	for _, cp := range o.checkpoints {
 		x := sc.x(cp)
 		title := "checkpoint " + offset(tl, cp) + ": agreement and bully-max judged here"
 		p.Lines = append(p.Lines, svgLine{X1: x, Y1: lanesTop - 3, X2: x, Y2: lanesBottom + 3, Stroke: checkColour, W: 1, Dash: "1,3", Title: title})
@@ -391,12 +550,12 @@ func timelinePlot(tl *check.Timeline, sb check.SplitBrainEvidence, pal palette, 
 	if len(overlaps) > 0 {
 		p.Texts = append(p.Texts, svgText{X: left - 8, Y: y + 9, Text: "≥2 leaders", Anchor: "end", Fill: splitColour, Size: 10, Bold: true})
 		p.Rects = append(p.Rects, svgRect{X: left, Y: y, W: sc.width, H: 12, Fill: "#fff5f5", Stroke: "#f3c4c4", StrokeW: 0.5})
-		for _, o := range overlaps {
-			x1, x2 := sc.x(o.Start), sc.x(o.End)
-			t := fmt.Sprintf("nodes %d and %d both leaders\n%s → %s (%v)", o.Nodes[0], o.Nodes[1], offset(tl, o.Start), offset(tl, o.End), roundDur(o.Duration))
+		for _, ov := range overlaps {
+			x1, x2 := sc.x(ov.Start), sc.x(ov.End)
+			t := fmt.Sprintf("nodes %d and %d both leaders\n%s → %s (%s)", ov.Nodes[0], ov.Nodes[1], offset(tl, ov.Start), offset(tl, ov.End), millis.Of(ov.Duration))
 			opacity := 0.75
-			if len(o.Paused) > 0 {
-				t += fmt.Sprintf("\nnode %s was paused: a stale leader that could not act (not split brain)", idsText(o.Paused))
+			if len(ov.Paused) > 0 {
+				t += fmt.Sprintf("\nnode %s was paused: a stale leader that could not act (not split brain)", idsText(ov.Paused))
 				opacity = 0.25
 			}
 			p.Rects = append(p.Rects, svgRect{X: x1, Y: y, W: math.Max(x2-x1, 1.5), H: 12, Fill: splitColour, Opacity: opacity, Title: t})
@@ -404,54 +563,62 @@ func timelinePlot(tl *check.Timeline, sb check.SplitBrainEvidence, pal palette, 
 		y += 18
 	}
 
-	// Axis.
-	p.Lines = append(p.Lines, svgLine{X1: left, Y1: y, X2: left + sc.width, Y2: y, Stroke: "#616161", W: 1})
-	for d := time.Duration(0); d <= sc.span; d += step {
+	// Axis, broken after the fold.
+	if o.fold.IsZero() {
+		p.Lines = append(p.Lines, svgLine{X1: left, Y1: y, X2: left + sc.width, Y2: y, Stroke: "#616161", W: 1})
+	} else {
+		bx := left + foldW
+		p.Lines = append(p.Lines,
+			svgLine{X1: left, Y1: y, X2: bx, Y2: y, Stroke: "#616161", W: 1},
+			svgLine{X1: bx + foldGap, Y1: y, X2: left + sc.width, Y2: y, Stroke: "#616161", W: 1},
+			svgLine{X1: bx - 3, Y1: y + 5, X2: bx + 1, Y2: y - 5, Stroke: "#616161", W: 1},
+			svgLine{X1: bx + foldGap - 1, Y1: y + 5, X2: bx + foldGap + 3, Y2: y - 5, Stroke: "#616161", W: 1})
+		p.Texts = append(p.Texts, svgText{X: left, Y: y + 15, Text: "+0 ms", Anchor: "start", Fill: "#424242", Size: 10})
+	}
+	lastEnd := math.Inf(-1)
+	if !o.fold.IsZero() {
+		lastEnd = left + textWidth("+0 ms", 10)
+	}
+	for _, d := range ticks {
 		x := sc.x(tl.Start.Add(d))
+		label := millis.Offset(d)
+		w := textWidth(label, 10)
 		p.Lines = append(p.Lines, svgLine{X1: x, Y1: y, X2: x, Y2: y + 4, Stroke: "#616161", W: 1})
-		p.Texts = append(p.Texts, svgText{X: x, Y: y + 15, Text: "+" + d.String(), Anchor: "middle", Fill: "#424242", Size: 10})
+		if x-w/2 < lastEnd+4 || x+w/2 > W {
+			continue // a tick label that would touch its neighbour is left out
+		}
+		p.Texts = append(p.Texts, svgText{X: x, Y: y + 15, Text: label, Anchor: "middle", Fill: "#424242", Size: 10, Halo: true})
+		lastEnd = x + w/2
 	}
 	y += 22
 
-	// Steps and expectations below the axis.
-	type mark struct {
-		at    time.Time
-		label string
-		title string
-		col   string
-		dot   bool
-	}
-	var marks []mark
-	for _, s := range r.Steps {
-		marks = append(marks, mark{s.Time, shorten(s.Name, 36), "step " + offset(tl, s.Time) + ": " + s.Name, "#757575", false})
-	}
-	for _, e := range r.Expectations {
-		col, sym := undoColour, "✓ "
-		if !e.Pass {
-			col, sym = killColour, "✗ "
-		}
-		t := fmt.Sprintf("expect %s: %s", offset(tl, e.Time), e.Name)
-		if e.Detail != "" {
-			t += "\n" + e.Detail
-		}
-		marks = append(marks, mark{e.Time, sym + shorten(e.Name, 34), t, col, true})
-	}
-	sort.SliceStable(marks, func(i, j int) bool { return marks[i].at.Before(marks[j].at) })
-	if len(marks) > 0 {
-		var mrows labelRows
-		maxRow := 0
-		for _, m := range marks {
-			x := sc.x(m.at)
-			row := mrows.place(labelX(x, textWidth(m.label, 10), W-right), textWidth(m.label, 10))
-			maxRow = max(maxRow, row)
-			ly := y + float64(row)*14
-			p.Lines = append(p.Lines, svgLine{X1: x, Y1: y - 22, X2: x, Y2: ly - 3, Stroke: m.col, W: 1, Dash: "2,2", Title: m.title})
-			if m.dot {
-				p.Dots = append(p.Dots, svgDot{X: x, Y: y - 22, R: 3.5, Fill: m.col, Stroke: "#fff", Title: m.title})
+	// Step and expectation markers: numbered circles, spread so that they
+	// never touch, each joined to its instant on the axis.
+	if len(o.markers) > 0 {
+		ms := slices.Clone(o.markers)
+		sort.SliceStable(ms, func(i, j int) bool { return ms[i].at.Before(ms[j].at) })
+		const r = 8.0
+		// More markers than one row holds: deal them round-robin into
+		// rows, each spread on its own.
+		nrows := int(math.Ceil(float64(len(ms)) * (2*r + 3) / (W - right - left)))
+		for row := range nrows {
+			var idx []int
+			var want []float64
+			for i := row; i < len(ms); i += nrows {
+				idx = append(idx, i)
+				want = append(want, sc.x(ms[i].at))
 			}
-			p.Texts = append(p.Texts, anchored(svgText{X: x, Y: ly + 7, Text: m.label, Fill: m.col, Size: 10, Title: m.title}, W-right))
+			got := dodge(want, 2*r+3, left-r, W-right)
+			cy := y + 8 + float64(row)*(2*r+4)
+			for k, i := range idx {
+				m := ms[i]
+				p.Lines = append(p.Lines, svgLine{X1: want[k], Y1: y - 22, X2: want[k], Y2: y - 17, Stroke: m.fill, W: 1.2, Title: m.title},
+					svgLine{X1: want[k], Y1: y - 17, X2: got[k], Y2: cy - r, Stroke: m.fill, W: 1, Title: m.title})
+				p.Dots = append(p.Dots, svgDot{X: got[k], Y: cy, R: r, Fill: m.fill, Stroke: "#fff", Title: m.title})
+				p.Texts = append(p.Texts, svgText{X: got[k], Y: cy + 3.5, Text: m.label, Anchor: "middle", Fill: "#fff", Size: 9.5, Bold: true, Title: m.title})
+			}
 		}
-		y += float64(maxRow+1)*14 + 4
+		y += 8 + float64(nrows)*(2*r+4)
 	}
 	p.H = y + 4
 	return p
@@ -476,14 +643,6 @@ func anchored(t svgText, limit float64) svgText {
 		t.X += 3
 	}
 	return t
-}
-
-func shorten(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 // msgKey matches a receive to its send: every field of the message.
@@ -674,18 +833,30 @@ func sequencePlot(tl *check.Timeline, recs []history.Record, pal palette, a elec
 		p.Texts = append(p.Texts, svgText{X: p.W - 12, Y: y - 3, Text: f.Label, Anchor: "end", Fill: c, Size: 10, Bold: true, Title: title})
 	}
 
-	// Time labels on the left, thinned so they do not collide.
+	// Time labels on the left: one per distinct offset as it is shown (two
+	// rows in the same millisecond share one label), thinned so that they
+	// never touch.
 	lastY := -100.0
-	var lastT time.Time
+	lastText := ""
 	for i, e := range events {
 		y := rowY(i)
-		if y-lastY >= 26 && !e.at.Equal(lastT) {
-			p.Texts = append(p.Texts, svgText{X: 8, Y: y + 3, Text: offset(tl, e.at), Fill: "#757575", Size: 9})
-			lastY, lastT = y, e.at
+		t := offset(tl, e.at)
+		if t == lastText || y-lastY < 14 {
+			continue
 		}
+		p.Texts = append(p.Texts, svgText{X: left - 44, Y: y + 3, Text: t, Anchor: "end", Fill: "#757575", Size: 9})
+		lastY, lastText = y, t
 	}
 
-	labels := len(arrows) <= 80
+	// Arrow labels are placed where they touch no other label: along the
+	// arrow, first at its middle, then nearer either end; one that fits
+	// nowhere is left to the arrow's tooltip (the note under the diagram
+	// says so) rather than drawn over another.
+	var taken []box
+	for _, t := range p.Texts {
+		taken = append(taken, textBox(t))
+	}
+	dropped := 0
 	for _, a := range arrows {
 		send := recs[a.send]
 		m := send.Msg
@@ -711,12 +882,52 @@ func sequencePlot(tl *check.Timeline, recs []history.Record, pal palette, a elec
 			y2 = y1 + rowH*0.5
 			dash, marker = "3,2", ""
 			title += ", never received"
-			p.Texts = append(p.Texts, svgText{X: x2, Y: y2 + 4, Text: "×", Anchor: "middle", Fill: killColour, Size: 13, Bold: true, Title: title})
+			cross := svgText{X: x2, Y: y2 + 4, Text: "×", Anchor: "middle", Fill: killColour, Size: 13, Bold: true, Title: title}
+			p.Texts = append(p.Texts, cross)
+			taken = append(taken, textBox(cross))
 		}
 		p.Lines = append(p.Lines, svgLine{X1: x1, Y1: y1, X2: x2, Y2: y2, Stroke: c, W: 1.2, Dash: dash, Marker: marker, Title: title})
-		if labels {
-			p.Texts = append(p.Texts, svgText{X: (x1 + x2) / 2, Y: (y1+y2)/2 - 3, Text: strings.ToUpper(m.Type), Anchor: "middle", Fill: c, Size: 9, Title: title})
+		placed := false
+		for _, f := range []float64{0.5, 0.35, 0.65, 0.22, 0.78} {
+			t := svgText{X: x1 + (x2-x1)*f, Y: y1 + (y2-y1)*f - 3, Text: strings.ToUpper(m.Type), Anchor: "middle", Fill: c, Size: 9, Halo: true, Title: title}
+			b := textBox(t)
+			if slices.ContainsFunc(taken, b.overlaps) {
+				continue
+			}
+			p.Texts = append(p.Texts, t)
+			taken = append(taken, b)
+			placed = true
+			break
+		}
+		if !placed {
+			dropped++
 		}
 	}
+	if dropped > 0 {
+		if note != "" {
+			note += " "
+		}
+		note += fmt.Sprintf("%d of %d arrows are unlabelled where a label would have covered another; hover them for the type.", dropped, len(arrows))
+	}
 	return p, note
+}
+
+// box is a label's extent on the page.
+type box struct{ x1, y1, x2, y2 float64 }
+
+func (b box) overlaps(o box) bool {
+	return b.x1 < o.x2 && o.x1 < b.x2 && b.y1 < o.y2 && o.y1 < b.y2
+}
+
+// textBox is the extent of t, a little generous.
+func textBox(t svgText) box {
+	w := textWidth(t.Text, t.Size)
+	x := t.X
+	switch t.Anchor {
+	case "middle":
+		x -= w / 2
+	case "end":
+		x -= w
+	}
+	return box{x, t.Y - t.Size, x + w, t.Y + 2}
 }

@@ -22,22 +22,39 @@ h2 { font-size: 17px; margin: 28px 0 8px; padding-bottom: 4px; border-bottom: 1p
 .overall.pass, .badge.pass { background: var(--pass); }
 .overall.fail, .badge.fail { background: var(--fail); }
 .badge.expected { background: #6d4c41; }
-.badge { display: inline-block; min-width: 44px; text-align: center; padding: 1px 8px; border-radius: 9px; color: #fff; font-weight: 600; font-size: 12px; }
+.badge { white-space: nowrap; display: inline-block; min-width: 44px; text-align: center; padding: 1px 8px; border-radius: 9px; color: #fff; font-weight: 600; font-size: 12px; }
 table { border-collapse: collapse; margin: 4px 0 8px; }
 th, td { text-align: left; padding: 4px 10px; border-bottom: 1px solid var(--rule); vertical-align: top; }
 th { font-weight: 600; color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .03em; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.fail td { background: #fff6f6; }
 details summary { cursor: pointer; color: var(--muted); font-size: 12px; }
 pre { background: #fafafa; border: 1px solid var(--rule); padding: 8px; max-height: 360px; overflow: auto; font-size: 12px; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 18px; margin: 6px 0 10px; font-size: 12px; color: #424242; }
 .legend span { display: inline-flex; align-items: center; gap: 6px; }
-.plot { width: 100%; overflow-x: auto; }
-.plot svg { display: block; }
-.seq { max-height: 1000px; overflow: auto; border: 1px solid var(--rule); }
+.plot svg { display: block; max-width: 100%; height: auto; }
+.seq { border-top: 1px solid var(--rule); }
+details.whole { margin: 4px 0 10px; }
+details.whole > summary { font-size: 13px; }
+.steps td.n { text-align: right; }
+.mark { display: inline-block; min-width: 18px; height: 18px; line-height: 18px; border-radius: 9px; color: #fff; font-size: 11px; font-weight: 700; text-align: center; padding: 0 4px; }
+.mark.step { background: #616161; } .mark.pass { background: var(--pass); } .mark.fail { background: var(--fail); }
 .note { color: var(--muted); font-style: italic; }
 .notes li { color: var(--muted); }
 svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
+svg text.halo { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
+/* On paper: colours kept (the lanes mean nothing without them), the page's
+   width, no hover hints, figures and tables not split across pages. */
+@media print {
+  @page { size: A4 landscape; margin: 12mm; }
+  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  body { font-size: 10pt; }
+  main { max-width: none; padding: 0; }
+  h2, h3 { break-after: avoid; page-break-after: avoid; }
+  .plot, .legend, tr { break-inside: avoid; page-break-inside: avoid; }
+  .hint, details.whole, details > summary { display: none; }
+  pre { max-height: none; overflow: visible; }
+}
 </style>
 </head>
 <body>
@@ -46,8 +63,8 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
 <pattern id="rl-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
 <rect width="6" height="6" fill="#ffffff"/><line x1="0" y1="0" x2="0" y2="6" stroke="#9e9e9e" stroke-width="2"/>
 </pattern>
-<pattern id="rl-paused" width="5" height="5" patternUnits="userSpaceOnUse">
-<line x1="1" y1="0" x2="1" y2="5" stroke="#1565c0" stroke-width="1.4" stroke-opacity="0.55"/>
+<pattern id="rl-paused" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)">
+<line x1="1.5" y1="0" x2="1.5" y2="6" stroke="#ffffff" stroke-width="2" stroke-opacity="0.85"/><line x1="4" y1="0" x2="4" y2="6" stroke="#283593" stroke-width="1" stroke-opacity="0.7"/>
 </pattern>
 <marker id="rl-arrow-election" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#1565c0"/></marker>
 <marker id="rl-arrow-announce" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#2e7d32"/></marker>
@@ -90,16 +107,19 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
 {{range .Legend}}<span>{{template "swatch" .}}{{.Label}}</span>
 {{end}}</div>
 <div class="plot">{{template "plot" .Timeline}}</div>
-<p class="note">Hover over a bar, a fault or a mark for its exact times. Offsets are from the first record.</p>
+{{with .WholeRun}}<details class="whole"><summary>The timeline opens where the cluster first settled, {{$.Boot}} after its start; the boot is squeezed into the strip on the left. Show the whole run to scale</summary>
+<div class="plot">{{template "plot" .}}</div></details>{{end}}
+<p class="note">Every time on this page is milliseconds from the first record. <span class="hint">Hover over a bar, a fault or a marker for its exact times.</span></p>
 
-{{if .Expectations}}
-<h2>Expectations</h2>
-<table>
-<thead><tr><th>at</th><th>expectation</th><th>result</th><th>detail</th></tr></thead>
+{{if .Steps}}
+<h3>Steps</h3>
+<table class="steps">
+<thead><tr><th class="num">#</th><th class="num">at</th><th>step</th><th>result</th><th>detail</th></tr></thead>
 <tbody>
-{{range .Expectations}}<tr class="{{if .Pass}}pass{{else}}fail{{end}}"><td class="num">{{.Offset}}</td><td>{{.Name}}</td><td>{{if .Pass}}<span class="badge pass">pass</span>{{else}}<span class="badge fail">fail</span>{{end}}</td><td>{{.Detail}}</td></tr>
+{{range .Steps}}<tr class="{{if not .Expect}}step{{else if .Pass}}pass{{else}}fail{{end}}"><td class="n"><span class="mark {{if not .Expect}}step{{else if .Pass}}pass{{else}}fail{{end}}">{{.Number}}</span></td><td class="num">{{.Offset}}</td><td>{{.Name}}</td><td>{{if .Expect}}{{if .Pass}}<span class="badge pass">pass</span>{{else}}<span class="badge fail">fail</span>{{end}}{{end}}</td><td>{{.Detail}}</td></tr>
 {{end}}</tbody>
 </table>
+<p class="note">A step's row and marker are at the instant it began; a step that expects something (or waits for the cluster to be stable) is at the instant that held or failed, green or red.</p>
 {{end}}
 
 <h2>Failover</h2>
@@ -138,15 +158,15 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
 <h2>Message sequence</h2>
 {{if .SequenceNote}}<p class="note">{{.SequenceNote}}</p>{{end}}
 {{with .Sequence}}<div class="plot seq">{{template "plot" .}}</div>
-<p class="note">Time flows down; each send, receive and fault has a row of its own, in time order (rows are not to scale; the left column gives the offsets). Blue: election messages, green: announcements, grey: everything else; a dashed arrow ending in × was never received. The bar on each node's line is the leader it believes in.</p>{{end}}
+<p class="note">Time flows down; each send, receive and fault has a row of its own, in time order (rows are not to scale; the left column gives the offset wherever it changes). Blue: election messages, green: announcements, grey: everything else; a dashed arrow ending in × was never received. The bar on each node's line is the leader it believes in, outlined while it believes it leads, hatched while down, striped while paused; the faults are the horizontal rules.</p>{{end}}
 </main>
 </body>
 </html>
-{{define "swatch"}}<svg width="22" height="14" aria-hidden="true">{{if eq .Kind "swatch"}}<rect x="1" y="1" width="20" height="12" fill="{{.Fill}}"/>{{else if eq .Kind "leader"}}<rect x="2" y="2" width="18" height="10" fill="#bdbdbd" stroke="{{.Stroke}}" stroke-width="2"/>{{else if eq .Kind "hatch"}}<rect x="1" y="1" width="20" height="12" fill="url(#rl-hatch)" stroke="#bdbdbd"/>{{else if eq .Kind "paused"}}<rect x="1" y="1" width="20" height="12" fill="url(#rl-paused)" stroke="#1565c0" stroke-dasharray="2,2"/>{{else if eq .Kind "band"}}<rect x="1" y="1" width="20" height="12" fill="{{.Fill}}" fill-opacity="0.18"/>{{else if eq .Kind "line"}}<line x1="11" y1="0" x2="11" y2="14" stroke="{{.Stroke}}" stroke-width="2"/>{{else if eq .Kind "dash"}}<line x1="11" y1="0" x2="11" y2="14" stroke="{{.Stroke}}" stroke-width="2" stroke-dasharray="4,3"/>{{end}}</svg>{{end}}
+{{define "swatch"}}<svg width="22" height="14" aria-hidden="true">{{if eq .Kind "swatch"}}<rect x="1" y="1" width="20" height="12" fill="{{.Fill}}"/>{{else if eq .Kind "leader"}}<rect x="2" y="2" width="18" height="10" fill="#ffffff" stroke="{{.Stroke}}" stroke-width="2"/>{{else if eq .Kind "candidate"}}<rect x="1" y="1" width="20" height="12" fill="{{.Fill}}" stroke="#616161" stroke-dasharray="3,2"/><text x="11" y="11" text-anchor="middle" font-size="10" fill="#222">?</text>{{else if eq .Kind "strip"}}<rect x="1" y="3" width="20" height="8" fill="{{.Fill}}" fill-opacity="0.75"/>{{else if eq .Kind "stale"}}<rect x="1" y="3" width="20" height="8" fill="{{.Fill}}" fill-opacity="0.25"/>{{else if eq .Kind "checkpoint"}}<line x1="11" y1="0" x2="11" y2="9" stroke="{{.Stroke}}" stroke-dasharray="1,2"/><circle cx="11" cy="10" r="3" fill="{{.Stroke}}"/>{{else if eq .Kind "marker"}}<circle cx="11" cy="7" r="6" fill="{{.Fill}}"/>{{else if eq .Kind "fold"}}<rect x="1" y="1" width="8" height="12" fill="#d4d4d4"/><line x1="10" y1="13" x2="12" y2="1" stroke="#616161"/><rect x="13" y="1" width="8" height="12" fill="#d4d4d4"/>{{else if eq .Kind "hatch"}}<rect x="1" y="1" width="20" height="12" fill="url(#rl-hatch)" stroke="#bdbdbd"/>{{else if eq .Kind "paused"}}<rect x="1" y="1" width="20" height="12" fill="url(#rl-paused)" stroke="#283593" stroke-dasharray="3,2"/>{{else if eq .Kind "band"}}<rect x="1" y="1" width="20" height="12" fill="{{.Fill}}" fill-opacity="0.18"/>{{else if eq .Kind "line"}}<line x1="11" y1="0" x2="11" y2="14" stroke="{{.Stroke}}" stroke-width="2"/>{{else if eq .Kind "dash"}}<line x1="11" y1="0" x2="11" y2="14" stroke="{{.Stroke}}" stroke-width="2" stroke-dasharray="4,3"/>{{end}}</svg>{{end}}
 {{define "plot"}}<svg width="{{f .W}}" height="{{f .H}}" viewBox="0 0 {{f .W}} {{f .H}}" role="img">
 {{range .Rects}}<rect x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}" fill="{{.Fill}}"{{if .Stroke}} stroke="{{.Stroke}}" stroke-width="{{f .StrokeW}}"{{end}}{{if .Dash}} stroke-dasharray="{{.Dash}}"{{end}}{{if .Opacity}} fill-opacity="{{f .Opacity}}"{{end}}>{{if .Title}}<title>{{.Title}}</title>{{end}}</rect>
 {{end}}{{range .Lines}}<line x1="{{f .X1}}" y1="{{f .Y1}}" x2="{{f .X2}}" y2="{{f .Y2}}" stroke="{{.Stroke}}" stroke-width="{{f .W}}"{{if .Dash}} stroke-dasharray="{{.Dash}}"{{end}}{{if .Marker}} marker-end="url(#{{.Marker}})"{{end}}>{{if .Title}}<title>{{.Title}}</title>{{end}}</line>
 {{end}}{{range .Dots}}<circle cx="{{f .X}}" cy="{{f .Y}}" r="{{f .R}}" fill="{{.Fill}}"{{if .Stroke}} stroke="{{.Stroke}}"{{end}}>{{if .Title}}<title>{{.Title}}</title>{{end}}</circle>
-{{end}}{{range .Texts}}<text x="{{f .X}}" y="{{f .Y}}"{{if .Anchor}} text-anchor="{{.Anchor}}"{{end}} fill="{{.Fill}}" font-size="{{f .Size}}"{{if .Bold}} font-weight="600"{{end}}>{{if .Title}}<title>{{.Title}}</title>{{end}}{{.Text}}</text>
+{{end}}{{range .Texts}}<text x="{{f .X}}" y="{{f .Y}}"{{if .Halo}} class="halo"{{end}}{{if .Anchor}} text-anchor="{{.Anchor}}"{{end}} fill="{{.Fill}}" font-size="{{f .Size}}"{{if .Bold}} font-weight="600"{{end}}>{{if .Title}}<title>{{.Title}}</title>{{end}}{{.Text}}</text>
 {{end}}</svg>{{end}}
 `

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"os"
@@ -385,6 +386,84 @@ func TestRunOnTheSimBackendWritesHistoryResultsAndReport(t *testing.T) {
 	}
 	if saved.Scenario != "bully-leader-crash" || !saved.Pass {
 		t.Errorf("results.json says scenario %q pass %v", saved.Scenario, saved.Pass)
+	}
+}
+
+// TestRunWritesJUnitForCI: --junit FILE holds one testsuite per run with a
+// testcase per expectation and checker; a failing run's case carries the
+// evidence, and the exit status still says the run failed.
+func TestRunWritesJUnitForCI(t *testing.T) {
+	store := t.TempDir()
+	junit := filepath.Join(store, "junit.xml")
+	// A scenario whose expectation cannot hold: 3 never leads a Bully
+	// cluster while 5 lives.
+	bad := filepath.Join(t.TempDir(), "wrong-leader.yaml")
+	if err := os.WriteFile(bad, []byte("name: wrong-leader\ncluster: {algorithm: bully, nodes: 5}\nsteps:\n  - wait: stable\n  - expect: {leader: 3, within: 1s}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--backend", "sim", "--seed", "1", "--store", store, "--junit", junit, "../../scenarios/bully-leader-crash.yaml", bad}
+	r := ringleader(t, args...)
+	r.wantCode(t, 1, args...)
+	raw, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Suites []struct {
+			Name     string `xml:"name,attr"`
+			Tests    int    `xml:"tests,attr"`
+			Failures int    `xml:"failures,attr"`
+			Cases    []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+					Text    string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("junit.xml: %v\n%s", err, raw)
+	}
+	if len(doc.Suites) != 2 || doc.Suites[0].Name != "bully-leader-crash" || doc.Suites[1].Name != "wrong-leader" {
+		t.Fatalf("suites: %+v", doc.Suites)
+	}
+	if s := doc.Suites[0]; s.Failures != 0 || s.Tests != len(s.Cases) || s.Tests < 6 {
+		t.Errorf("bully-leader-crash: %d tests, %d failures, %d cases", s.Tests, s.Failures, len(s.Cases))
+	}
+	s := doc.Suites[1]
+	if s.Failures != 1 {
+		t.Fatalf("wrong-leader: %d failures, want 1", s.Failures)
+	}
+	for _, c := range s.Cases {
+		if c.Failure != nil && (!strings.Contains(c.Name, "expect leader 3") || !strings.Contains(c.Failure.Text, "seen: ") || !strings.Contains(c.Failure.Text, "5→5*")) {
+			t.Errorf("failing case %q: %+v", c.Name, c.Failure)
+		}
+	}
+}
+
+// TestSimRunsLeaveTheContainerRunsLatestAlone: a simulator run points
+// latest-sim at itself and leaves latest, which means the container run.
+func TestSimRunsLeaveTheContainerRunsLatestAlone(t *testing.T) {
+	store := t.TempDir()
+	base := filepath.Join(store, "bully-leader-crash")
+	if err := os.MkdirAll(filepath.Join(base, "20260101T000000.000Z"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("20260101T000000.000Z", filepath.Join(base, "latest")); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--backend", "sim", "--seed", "1", "--store", store, "../../scenarios/bully-leader-crash.yaml"}
+	ringleader(t, args...).wantCode(t, 0, args...)
+	if l, _ := os.Readlink(filepath.Join(base, "latest")); l != "20260101T000000.000Z" {
+		t.Errorf("a sim run re-pointed latest to %q", l)
+	}
+	l, err := os.Readlink(filepath.Join(base, "latest-sim"))
+	if err != nil || l == "20260101T000000.000Z" {
+		t.Fatalf("latest-sim -> %q (%v)", l, err)
+	}
+	if _, err := os.Stat(filepath.Join(base, "latest-sim", "report.html")); err != nil {
+		t.Errorf("latest-sim does not lead to the run: %v", err)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/ringleader-dev/ringleader/chaos/docker"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/harness"
+	"github.com/ringleader-dev/ringleader/millis"
 	"github.com/ringleader-dev/ringleader/scenario"
 	"github.com/ringleader-dev/ringleader/sim"
 )
@@ -34,6 +35,7 @@ type runFlags struct {
 	seed    int64
 	store   string
 	json    bool
+	junit   string
 	image   string
 	build   bool
 }
@@ -64,6 +66,7 @@ func runCmd(args []string) int {
 	fs.Int64Var(&f.seed, "seed", 0, "seed of the first repetition (repetition i uses seed+i-1; default: from the clock)")
 	fs.StringVar(&f.store, "store", "store", "directory of run directories <store>/<scenario>/<time>/")
 	fs.BoolVar(&f.json, "json", false, "print every run's results as a JSON array on stdout")
+	fs.StringVar(&f.junit, "junit", "", "also write the runs as JUnit XML to `FILE` for CI: a testsuite per run, a testcase per expectation and checker")
 	fs.StringVar(&f.image, "image", docker.DefaultImage, "node image tag (docker backend)")
 	fs.BoolVar(&f.build, "build", true, "build the node image from this source tree first (docker backend)")
 	fs.Usage = func() {
@@ -137,7 +140,7 @@ func runScenarios(ctx context.Context, scs []*scenario.Scenario, f runFlags, std
 				fmt.Fprintf(stderr, "ringleader run: building the node image: %v\n", err)
 				return 1
 			}
-			fmt.Fprintf(stderr, "built %s in %.1fs\n", f.image, time.Since(t0).Seconds())
+			fmt.Fprintf(stderr, "built %s in %s\n", f.image, millis.Of(time.Since(t0)))
 		}
 		newBackend = func() chaos.Backend { return docker.New(docker.WithImage(f.image), docker.WithBuild(false)) }
 	}
@@ -173,7 +176,7 @@ runs:
 				if !res.Pass {
 					verdict = "FAIL"
 				}
-				fmt.Fprintf(stderr, "[%s %d/%d] %s (%.1fs) %s\n", sc.Name, rep, reps, verdict, res.WallMillis/1000, res.Dir)
+				fmt.Fprintf(stderr, "[%s %d/%d] %s (%s) %s\n", sc.Name, rep, reps, verdict, millis.Float(res.WallMillis), res.Dir)
 				for _, fl := range res.Failures {
 					fmt.Fprintf(stderr, "    %s\n", fl)
 				}
@@ -192,11 +195,19 @@ runs:
 	if f.json {
 		out = stderr
 	}
+	if f.junit != "" {
+		// Written whatever happened, an interrupted run included: CI
+		// shows what there is.
+		if err := harness.WriteJUnit(f.junit, results); err != nil {
+			fmt.Fprintf(stderr, "ringleader run: %v\n", err)
+			failed = true
+		}
+	}
 	fmt.Fprintln(out)
 	harness.Table(out, results)
 	fmt.Fprintln(out)
 	harness.WriteSummaries(out, harness.Summarise(results))
-	fmt.Fprintf(out, "%d run(s) on %s in %.1fs; store: %s\n", len(results), f.backend, time.Since(t0).Seconds(), absOr(f.store))
+	fmt.Fprintf(out, "%d run(s) on %s in %s; store: %s\n", len(results), f.backend, millis.Of(time.Since(t0)), absOr(f.store))
 	switch {
 	case interrupted:
 		fmt.Fprintln(out, "interrupted: the cluster was closed; the history recorded so far is in the store")
