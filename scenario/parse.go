@@ -753,3 +753,24 @@ func (p *parser) expectation(n *yaml.Node, field string) *Expectation {
 	}
 	return e
 }
+
+// ParseStep parses one step written as a scenario file writes it (`kill:
+// leader`, `partition: {shape: halves}`, `heal`), checking its IDs against
+// members: what a tool that takes a step from elsewhere (the command line)
+// needs to mean exactly what a scenario means. source names the step in
+// errors.
+func ParseStep(source, text string, members []election.NodeID) (Step, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		return Step{}, Errors{yamlError(source, err)}
+	}
+	if len(doc.Content) != 1 {
+		return Step{}, Errors{{File: source, Field: "step", Msg: "want one step"}}
+	}
+	p := &parser{file: source, members: members}
+	st, ok := p.step(doc.Content[0], "step")
+	if !ok || len(p.errs) > 0 {
+		return Step{}, p.errs
+	}
+	return st, nil
+}

@@ -70,6 +70,7 @@ type Option func(*config)
 
 type config struct {
 	image    string
+	imageSet bool // WithImage was given
 	build    bool
 	progress io.Writer
 	parallel int
@@ -78,7 +79,7 @@ type config struct {
 }
 
 // WithImage sets the node image tag (default DefaultImage).
-func WithImage(tag string) Option { return func(c *config) { c.image = tag } }
+func WithImage(tag string) Option { return func(c *config) { c.image, c.imageSet = tag, true } }
 
 // WithBuild says whether Start builds the image from this source tree
 // first (default true; built at most once per process and tag). Pass false
@@ -129,6 +130,10 @@ type Backend struct {
 	// secret is the run's cluster secret, made by Start and handed to
 	// every node in its environment (docs/trust.md).
 	secret string
+	// attached: the cluster was adopted by Attach, not started; Close
+	// leaves it running. recordFrom: records older than this go nowhere.
+	attached   bool
+	recordFrom time.Time
 	// gaps counts log sequence gaps noticed (each is also a mark record).
 	gaps    int
 	closed  bool
@@ -162,7 +167,8 @@ func (b *Backend) begin(ctx context.Context) (context.Context, func(), bool) {
 type node struct {
 	id        election.NodeID
 	name      string
-	container *testcontainers.DockerContainer
+	cid       string                          // the container's ID
+	container *testcontainers.DockerContainer // nil when attached: not ours to remove
 	up        bool
 	ip        string
 	// boots lists boot IDs in the order seen; lastSeq is each boot's

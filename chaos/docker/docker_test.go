@@ -207,7 +207,7 @@ func TestBullyFailsOverOnKillAndPauseAndTheHistoryHasEveryLineOnce(t *testing.T)
 	b.mu.Lock()
 	n1 := b.nodes[1]
 	b.mu.Unlock()
-	if _, err := b.cli.ContainerKill(context.Background(), n1.container.GetContainerID(), client.ContainerKillOptions{Signal: "SIGKILL"}); err != nil {
+	if _, err := b.cli.ContainerKill(context.Background(), n1.cid, client.ContainerKillOptions{Signal: "SIGKILL"}); err != nil {
 		t.Fatal(err)
 	}
 	await(t, b, "node 1 dies on its own -> State says down", func(st chaos.State) bool { return !st.Up[1] })

@@ -132,7 +132,7 @@ func (b *Backend) lifecycle(ctx context.Context, op chaos.Op, n *node) error {
 	b.mu.Lock()
 	cli, paused := b.cli, b.paused[n.id]
 	b.mu.Unlock()
-	id := n.container.GetContainerID()
+	id := n.cid
 	// Ask the engine, not our book-keeping: a node may also have exited
 	// on its own.
 	up, err := b.running(ctx, n)
@@ -352,7 +352,7 @@ func (b *Backend) signal(ctx context.Context, op chaos.Op, n *node) error {
 	b.mu.Lock()
 	cli := b.cli
 	b.mu.Unlock()
-	id := n.container.GetContainerID()
+	id := n.cid
 	if op == chaos.Kill {
 		_, err := cli.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "SIGKILL"})
 		return err

@@ -73,22 +73,26 @@ func (b *Backend) running(ctx context.Context, n *node) (bool, error) {
 	b.mu.Lock()
 	cli := b.cli
 	b.mu.Unlock()
-	res, err := cli.ContainerInspect(ctx, n.container.GetContainerID(), client.ContainerInspectOptions{})
+	res, err := cli.ContainerInspect(ctx, n.cid, client.ContainerInspectOptions{})
 	if err != nil {
 		return false, err
 	}
 	return res.Container.State != nil && res.Container.State.Running, nil
 }
 
-func (b *Backend) readLogs(ctx context.Context, n *node) error {
+func (b *Backend) readLogs(ctx context.Context, n *node) error { return b.readLogsFollow(ctx, n, true) }
+
+// readLogsFollow reads n's log from where the last read stopped: to its
+// end and returns (follow false), or on as it grows (follow true).
+func (b *Backend) readLogsFollow(ctx context.Context, n *node, follow bool) error {
 	b.mu.Lock()
 	cli, since := b.cli, n.lastTS
 	b.mu.Unlock()
-	opts := client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Follow: true, Timestamps: true}
+	opts := client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Follow: follow, Timestamps: true}
 	if !since.IsZero() {
 		opts.Since = fmt.Sprintf("%d.%09d", since.Unix(), since.Nanosecond())
 	}
-	rc, err := cli.ContainerLogs(ctx, n.container.GetContainerID(), opts)
+	rc, err := cli.ContainerLogs(ctx, n.cid, opts)
 	if err != nil {
 		return err
 	}
@@ -183,6 +187,8 @@ func (b *Backend) handleLine(n *node, line []byte, stderr bool) {
 	case history.KindView:
 		b.views[n.id] = *rec.View
 	}
-	b.appendRecordLocked(rec)
+	if !rec.Time.Before(b.recordFrom) {
+		b.appendRecordLocked(rec)
+	}
 	b.notifyLocked()
 }

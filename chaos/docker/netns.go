@@ -30,7 +30,7 @@ func (b *Backend) helperConfig(n *node, args []string) client.ContainerCreateOpt
 			Labels:     labels(b.run, RoleNetfilter),
 		},
 		HostConfig: &container.HostConfig{
-			NetworkMode:    container.NetworkMode("container:" + n.container.GetContainerID()),
+			NetworkMode:    container.NetworkMode("container:" + n.cid),
 			ReadonlyRootfs: true,
 			// The image declares a VOLUME for the node's state; a
 			// helper keeps no state, and a tmpfs there stops Docker

@@ -217,7 +217,7 @@ func (b *Backend) startNode(ctx, followCtx context.Context, nw *testcontainers.D
 		dc, _ = c.(*testcontainers.DockerContainer)
 	}
 	if dc != nil {
-		n := &node{id: id, name: name, container: dc, up: err == nil, lastSeq: map[string]uint64{}, started: make(chan struct{}, 1)}
+		n := &node{id: id, name: name, cid: dc.GetContainerID(), container: dc, up: err == nil, lastSeq: map[string]uint64{}, started: make(chan struct{}, 1)}
 		b.mu.Lock()
 		b.nodes[id] = n
 		b.mu.Unlock()
@@ -243,7 +243,7 @@ func (b *Backend) refreshIPs(ctx context.Context) error {
 	}
 	b.mu.Unlock()
 	for _, n := range nodes {
-		res, err := cli.ContainerInspect(ctx, n.container.GetContainerID(), client.ContainerInspectOptions{})
+		res, err := cli.ContainerInspect(ctx, n.cid, client.ContainerInspectOptions{})
 		if err != nil {
 			return fmt.Errorf("docker: inspect node %d: %w", n.id, err)
 		}
@@ -315,9 +315,13 @@ func (b *Backend) Close(ctx context.Context) error {
 	}
 	b.closed = true
 	b.cancel()
+	attached := b.attached
 	b.mu.Unlock()
 	b.ops.Wait() // a cancelled Start or Apply returns soon
 	b.bg.Wait()
+	if attached {
+		return b.detach(ctx)
+	}
 	b.mu.Lock()
 	run, cli, netID := b.run, b.cli, b.netID
 	var nodes []*node

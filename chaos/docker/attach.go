@@ -1,0 +1,383 @@
+package docker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/chaos/netfilter"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// ComposeRun is the run label of the compose cluster (docker-compose.yml).
+const ComposeRun = "compose"
+
+// Attach adopts a cluster that is already running — the compose cluster
+// (run label ComposeRun) or a harness run, by its run label — instead of
+// starting one. It finds the run's node containers and network by label,
+// reads the cluster's shape from the nodes' own environment, reads back the
+// faults in force (paused containers, every namespace's netfilter rules,
+// running delay helpers), and follows every node's log from its start, so
+// that views are known at once. Records with a time before recordFrom go
+// nowhere (the zero time records everything).
+//
+// Faults then work as after Start. Close detaches: it stops following and
+// removes only the short-lived helpers it ran; the cluster, and any fault
+// it put in force, stays (`make down` or `ringleader clean --run` remove
+// them).
+func (b *Backend) Attach(ctx context.Context, run string, sink history.Sink, recordFrom time.Time) (chaos.ClusterSpec, error) {
+	ctx, done, ok := b.begin(ctx)
+	defer done()
+	if !ok {
+		return chaos.ClusterSpec{}, fmt.Errorf("docker: backend closed before Attach")
+	}
+	b.mu.Lock()
+	if b.started {
+		b.mu.Unlock()
+		return chaos.ClusterSpec{}, fmt.Errorf("docker: backend already holds run %s; use a new Backend", b.run)
+	}
+	b.started, b.attached = true, true
+	b.sink, b.run, b.recordFrom = sink, run, recordFrom
+	b.nodes = map[election.NodeID]*node{}
+	b.views = map[election.NodeID]election.View{}
+	b.paused = map[election.NodeID]bool{}
+	b.cut = map[[2]election.NodeID]bool{}
+	b.loss = map[election.NodeID]int{}
+	b.delay = map[election.NodeID]delaySpec{}
+	b.applied = map[election.NodeID]netfilter.Rules{}
+	b.helpers = map[string]bool{}
+	followCtx := b.life
+	b.mu.Unlock()
+
+	cli, err := newClient(ctx)
+	if err != nil {
+		return chaos.ClusterSpec{}, err
+	}
+	b.mu.Lock()
+	b.cli = cli
+	b.mu.Unlock()
+
+	spec, err := b.adoptNodes(ctx, run)
+	if err != nil {
+		return chaos.ClusterSpec{}, err
+	}
+	b.mu.Lock()
+	b.spec = spec
+	b.mu.Unlock()
+	if err := b.adoptNetwork(ctx, run); err != nil {
+		return chaos.ClusterSpec{}, err
+	}
+	if err := b.refreshIPs(ctx); err != nil {
+		return chaos.ClusterSpec{}, err
+	}
+	if err := b.adoptRules(ctx); err != nil {
+		return chaos.ClusterSpec{}, err
+	}
+	if err := b.adoptDelays(ctx, run); err != nil {
+		return chaos.ClusterSpec{}, err
+	}
+	// Read every log to its end first, so that the views are the ones
+	// the nodes hold now before any fault is resolved against them; the
+	// followers then go on from there.
+	if err := b.eachNode(ctx, spec.Members, func(n *node) error {
+		if err := b.readLogsFollow(ctx, n, false); err != nil {
+			return fmt.Errorf("docker: attach %s: read node %d's log: %w", run, n.id, err)
+		}
+		return nil
+	}); err != nil {
+		return chaos.ClusterSpec{}, err
+	}
+	for _, n := range b.nodes {
+		b.followers.Add(1)
+		go b.follow(followCtx, n)
+	}
+	// Every running node has logged its boot: its view is what its log
+	// says last (a node still electing may have none yet).
+	caught, err := b.waitFor(ctx, b.cfg.bootTimeout, func() bool {
+		for _, n := range b.nodes {
+			if n.up && len(n.boots) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return chaos.ClusterSpec{}, err
+	}
+	if !caught {
+		return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: no boot line in the logs of nodes %s within %v", run, b.notBooted(), b.cfg.bootTimeout)
+	}
+	return spec, nil
+}
+
+// adoptNodes finds the run's node containers and the cluster they form.
+func (b *Backend) adoptNodes(ctx context.Context, run string) (chaos.ClusterSpec, error) {
+	f := runFilter(run).Add("label", LabelRole+"="+RoleNode)
+	cs, err := b.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: list containers: %w", run, err)
+	}
+	if len(cs.Items) == 0 {
+		hint := "start it with `make up`"
+		if run != ComposeRun {
+			hint = "`docker ps --filter label=" + LabelProject + "=" + Project + " --format '{{.Label \"" + LabelRun + "\"}}'` lists the runs that exist"
+		}
+		return chaos.ClusterSpec{}, fmt.Errorf("docker: no node container is labelled %s=%s: no such cluster is running (%s)", LabelRun, run, hint)
+	}
+	var spec chaos.ClusterSpec
+	for _, c := range cs.Items {
+		res, err := b.cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{})
+		if err != nil {
+			return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: inspect %s: %w", run, c.ID[:12], err)
+		}
+		ct := res.Container
+		env := envMap(ct.Config.Env)
+		name := strings.TrimPrefix(ct.Name, "/")
+		s, id, err := specFromEnv(env)
+		if err != nil {
+			return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: container %s: %w", run, name, err)
+		}
+		if spec.Name == "" {
+			spec = s
+		} else if s.Name != spec.Name || !slices.Equal(s.Members, spec.Members) || s.Algorithm != spec.Algorithm || s.Quorum != spec.Quorum {
+			return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: container %s belongs to another cluster (%s, members %v) than the rest (%s, members %v)", run, name, s.Name, s.Members, spec.Name, spec.Members)
+		}
+		if b.nodes[id] != nil {
+			return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: two containers claim node %d (%s and %s)", run, id, b.nodes[id].name, name)
+		}
+		if !b.cfg.imageSet && ct.Config.Image != "" {
+			// Helpers run from the nodes' own image: it holds the
+			// netfilter command of the same build.
+			b.cfg.image = ct.Config.Image
+		}
+		up := ct.State != nil && ct.State.Running
+		b.nodes[id] = &node{id: id, name: name, cid: ct.ID, up: up, lastSeq: map[string]uint64{}, started: make(chan struct{}, 1)}
+		b.paused[id] = ct.State != nil && ct.State.Paused
+	}
+	for _, id := range spec.Members {
+		if b.nodes[id] == nil {
+			return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: node %d is a member but has no container", run, id)
+		}
+	}
+	return spec, nil
+}
+
+// specFromEnv reads a cluster's shape from one node's environment, the
+// node contract (docs/node.md).
+func specFromEnv(env map[string]string) (chaos.ClusterSpec, election.NodeID, error) {
+	var s chaos.ClusterSpec
+	id, err := strconv.Atoi(env["RINGLEADER_ID"])
+	if err != nil || id <= 0 {
+		return s, 0, fmt.Errorf("RINGLEADER_ID %q is not a node ID", env["RINGLEADER_ID"])
+	}
+	for _, p := range strings.Split(env["RINGLEADER_PEERS"], ",") {
+		m, _, _ := strings.Cut(strings.TrimSpace(p), "=")
+		mid, err := strconv.Atoi(m)
+		if err != nil || mid <= 0 {
+			return s, 0, fmt.Errorf("RINGLEADER_PEERS %q: %q is not a node ID", env["RINGLEADER_PEERS"], m)
+		}
+		s.Members = append(s.Members, election.NodeID(mid))
+	}
+	s.Name = env["RINGLEADER_CLUSTER"]
+	if s.Name == "" {
+		s.Name = "ringleader"
+	}
+	s.Algorithm = env["RINGLEADER_ALGORITHM"]
+	if s.Algorithm == "" {
+		s.Algorithm = "bully"
+	}
+	if s.Quorum, err = election.ParseQuorum(env["RINGLEADER_QUORUM"]); err != nil {
+		return s, 0, fmt.Errorf("RINGLEADER_QUORUM: %w", err)
+	}
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+	}{{"RINGLEADER_HEARTBEAT", &s.Timing.Heartbeat}, {"RINGLEADER_SUSPICION", &s.Timing.Suspicion}, {"RINGLEADER_ANSWER", &s.Timing.Answer}} {
+		if v := env[d.name]; v != "" {
+			if *d.dst, err = time.ParseDuration(v); err != nil {
+				return s, 0, fmt.Errorf("%s: %w", d.name, err)
+			}
+		}
+	}
+	s.Timing = s.Timing.WithDefaults()
+	return s, election.NodeID(id), nil
+}
+
+func envMap(env []string) map[string]string {
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
+}
+
+// adoptNetwork finds the run's network: the one labelled with the run.
+func (b *Backend) adoptNetwork(ctx context.Context, run string) error {
+	ns, err := b.cli.NetworkList(ctx, client.NetworkListOptions{Filters: runFilter(run).Add("label", LabelRole+"="+RoleNetwork)})
+	if err != nil {
+		return fmt.Errorf("docker: attach %s: list networks: %w", run, err)
+	}
+	if len(ns.Items) != 1 {
+		return fmt.Errorf("docker: attach %s: want one network labelled %s=%s, found %d", run, LabelRun, run, len(ns.Items))
+	}
+	b.mu.Lock()
+	b.netID, b.netName = ns.Items[0].ID, ns.Items[0].Name
+	b.mu.Unlock()
+	return nil
+}
+
+// adoptRules reads back every running node's netfilter rules and turns
+// them into the cuts and losses in force: a drop-out rule at a to b's
+// address is the cut a→b, a drop-in rule at b from a's address is the cut
+// a→b too.
+func (b *Backend) adoptRules(ctx context.Context) error {
+	byIP := map[netip.Addr]election.NodeID{}
+	var running []*node
+	b.mu.Lock()
+	for id, n := range b.nodes {
+		if a, err := netip.ParseAddr(n.ip); err == nil {
+			byIP[a] = id
+		}
+		if n.up {
+			running = append(running, n)
+		}
+	}
+	b.mu.Unlock()
+	var errs []error
+	for _, n := range running {
+		out, err := b.helperShow(ctx, n)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("read node %d's rules: %w", n.id, err))
+			continue
+		}
+		var r netfilter.Rules
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			errs = append(errs, fmt.Errorf("node %d's rules %q: %w", n.id, out, err))
+			continue
+		}
+		b.mu.Lock()
+		if !r.Empty() {
+			b.applied[n.id] = r
+		}
+		for _, a := range r.DropOut {
+			if to, ok := byIP[a]; ok {
+				b.cut[[2]election.NodeID{n.id, to}] = true
+			}
+		}
+		for _, a := range r.DropIn {
+			if from, ok := byIP[a]; ok {
+				b.cut[[2]election.NodeID{from, n.id}] = true
+			}
+		}
+		if r.LossPercent > 0 && len(r.LossPeers) > 0 {
+			b.loss[n.id] = r.LossPercent
+		}
+		b.mu.Unlock()
+	}
+	return errors.Join(errs...)
+}
+
+// adoptDelays finds the run's running delay helpers: their command says
+// the delay, their network mode whose namespace they serve.
+func (b *Backend) adoptDelays(ctx context.Context, run string) error {
+	f := runFilter(run).Add("label", LabelRole+"="+RoleNetfilter)
+	cs, err := b.cli.ContainerList(ctx, client.ContainerListOptions{Filters: f})
+	if err != nil {
+		return fmt.Errorf("docker: attach %s: list helpers: %w", run, err)
+	}
+	byCID := map[string]election.NodeID{}
+	b.mu.Lock()
+	for id, n := range b.nodes {
+		byCID[n.cid] = id
+	}
+	b.mu.Unlock()
+	for _, c := range cs.Items {
+		res, err := b.cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{})
+		if err != nil || res.Container.HostConfig == nil || res.Container.Config == nil {
+			continue
+		}
+		id, ok := byCID[strings.TrimPrefix(string(res.Container.HostConfig.NetworkMode), "container:")]
+		if !ok {
+			continue
+		}
+		d, ok := parseDelayArgs(res.Container.Config.Cmd)
+		if !ok {
+			continue
+		}
+		d.queue, d.helper = uint16(id), c.ID
+		b.mu.Lock()
+		b.delay[id] = d
+		b.mu.Unlock()
+	}
+	return nil
+}
+
+// parseDelayArgs reads `delay --delay D --jitter J ...`, the command
+// startDelay gives a delay helper.
+func parseDelayArgs(cmd []string) (delaySpec, bool) {
+	if len(cmd) == 0 || cmd[0] != "delay" {
+		return delaySpec{}, false
+	}
+	var d delaySpec
+	for i := 1; i+1 < len(cmd); i++ {
+		var dst *time.Duration
+		switch cmd[i] {
+		case "--delay":
+			dst = &d.delay
+		case "--jitter":
+			dst = &d.jitter
+		default:
+			continue
+		}
+		v, err := time.ParseDuration(cmd[i+1])
+		if err != nil {
+			return delaySpec{}, false
+		}
+		*dst = v
+		i++
+	}
+	return d, true
+}
+
+// detach ends an attached backend: the followers stop and the short-lived
+// helpers it ran are removed; the nodes, their network and the delay
+// helpers that hold a delay in force stay.
+func (b *Backend) detach(ctx context.Context) error {
+	b.followers.Wait()
+	b.mu.Lock()
+	cli := b.cli
+	keep := map[string]bool{}
+	for _, d := range b.delay {
+		keep[d.helper] = true
+	}
+	var gone []string
+	for id := range b.helpers {
+		if !keep[id] {
+			gone = append(gone, id)
+		}
+	}
+	b.mu.Unlock()
+	if cli == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	var errs []error
+	for _, id := range gone {
+		if _, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true}); err != nil && !isNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,146 @@
+//go:build !nodeimage
+
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/chaos/docker"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/harness"
+	"github.com/ringleader-dev/ringleader/scenario"
+)
+
+func init() {
+	commands["fault"] = command{summary: "break a running cluster by hand: kill, pause, partition, isolate, cut, loss, delay, heal", run: runFault}
+}
+
+// runFault: exit 0 when the fault is in effect, 1 when it could not be
+// applied, 2 for a bad fault or flag (said before anything is touched).
+func runFault(args []string) int {
+	fs := flag.NewFlagSet("ringleader fault", flag.ContinueOnError)
+	run := fs.String("run", docker.ComposeRun, "the cluster: compose (make up) or a harness run's label (docker ps shows it as org.ringleader.run)")
+	within := fs.Duration("within", 10*time.Second, "how long to wait for the cluster to settle before printing the views")
+	seed := fs.Int64("seed", 0, "seed for random targets (one, minority, ...; default: from the time)")
+	verbose := fs.Bool("v", false, "print what the backend does (helpers started, latencies)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: ringleader fault [flags] FAULT...\n\n"+
+			"Applies one fault to a running cluster, the way a scenario step would, with\n"+
+			"targets resolved from the nodes' views now; then waits for the cluster to settle\n"+
+			"and prints every node's view. Faults stay in force when it exits (heal removes\n"+
+			"cuts, loss and delay; restart and resume undo the others).\n\nFaults:\n%s\n\n"+
+			"Examples:\n  ringleader fault partition 1,2,3 4,5\n  ringleader fault isolate leader\n"+
+			"  ringleader fault cut 1 5 --one-way\n  ringleader fault heal\n\nFlags:\n", scenario.WordsUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	words := fs.Args()
+	// The words are checked before anything is touched; node IDs once
+	// the cluster's members are known.
+	if _, err := scenario.ParseWords(words, nil); err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader fault: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	progress := io.Discard
+	if *verbose {
+		progress = os.Stderr
+	}
+	b := docker.New(docker.WithBuild(false), docker.WithProgress(progress))
+	defer b.Close(context.Background())
+	spec, err := b.Attach(ctx, *run, nil, time.Now())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader fault: %v\n", err)
+		return 1
+	}
+	step, err := scenario.ParseWords(words, spec.Members)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader fault: %v\n", err)
+		return 2
+	}
+	if *seed == 0 {
+		*seed = time.Now().UnixNano()
+	}
+	cluster := scenario.Cluster{Algorithm: spec.Algorithm, IDs: spec.Members, Quorum: spec.Quorum, Timing: spec.Timing}
+	p := harness.NewPlayer(b, cluster, *seed)
+	before := b.State()
+	t0 := time.Now()
+	var sr harness.StepResult
+	if err := p.Play(ctx, step, &sr); err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader fault: %v\n", err)
+		return 1
+	}
+	did := step.Fault.String()
+	if sr.Resolved != "" {
+		did += " → " + sr.Resolved
+	}
+	fmt.Printf("%s: %s, in effect after %d ms\n", spec.Name, did, time.Since(t0).Milliseconds())
+	wait := scenario.Step{Op: scenario.OpWait, Stable: true, Within: *within}
+	var ws harness.StepResult
+	if err := p.Play(ctx, wait, &ws); err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader fault: %v\n", err)
+		return 1
+	}
+	after := b.State()
+	if ws.Expect != nil && ws.Expect.Pass {
+		fmt.Printf("settled after %d ms:\n", time.Since(t0).Milliseconds())
+	} else {
+		fmt.Printf("not settled within %v; the views now:\n", *within)
+	}
+	printViews(os.Stdout, spec.Members, before, after)
+	return 0
+}
+
+// printViews is one line per node: its process, its view, what it cannot
+// hear, and what changed since before.
+func printViews(w io.Writer, members []election.NodeID, before, after chaos.State) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tSTATE\tLEADER\tEPOCH\tROLE\tDEAF TO\tWAS")
+	for _, m := range members {
+		v, ok := after.Views[m]
+		leader, epoch, role := "-", "-", "-"
+		if ok && after.Up[m] {
+			leader, epoch, role = leaderText(v.Leader), fmt.Sprint(v.Epoch), string(v.Role)
+		}
+		var deaf []string
+		for _, o := range members {
+			if o != m && after.Cut[[2]election.NodeID{o, m}] {
+				deaf = append(deaf, fmt.Sprint(o))
+			}
+		}
+		state := after.Status(m)
+		if after.Degraded[m] {
+			state += "+degraded"
+		}
+		was := ""
+		if bv, ok := before.Views[m]; ok && (bv.Leader != v.Leader || before.Status(m) != after.Status(m)) {
+			was = fmt.Sprintf("%s, leader %s", before.Status(m), leaderText(bv.Leader))
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", m, state, leader, epoch, role, strings.Join(deaf, ","), was)
+	}
+	tw.Flush()
+}
+
+func leaderText(l election.NodeID) string {
+	if l == election.None {
+		return "none"
+	}
+	return fmt.Sprint(l)
+}
