@@ -376,7 +376,7 @@ func (m *machine) campaign() {
 	msg := election.Message{Type: TypeElection, Epoch: m.epoch, Seq: m.round, Candidate: m.cfg.ID}
 	if m.quorum {
 		m.leaderAlive = false
-		m.candEpoch = max(m.epoch, m.seen) + 1
+		m.candEpoch = nextEpoch(max(m.epoch, m.seen))
 		m.seen = m.candEpoch
 		m.votes = map[election.NodeID]bool{}
 		// A probe carries the committed epoch: a leader that sees a
@@ -458,7 +458,7 @@ func leaseTimer(r uint64) string { return leasePrefix + strconv.FormatUint(r, 10
 func (m *machine) lead() {
 	m.cancelTimer(timerAnswer)
 	m.cancelTimer(timerSuspect)
-	m.setEpoch(m.epoch + 1)
+	m.setEpoch(nextEpoch(m.epoch))
 	m.phase = leading
 	m.announce()
 	m.setTimer(timerHeartbeat, m.cfg.Timing.Heartbeat)
@@ -477,7 +477,7 @@ func (m *machine) plainProbe(s election.NodeID, e uint64, seq uint64) {
 		if e > m.epoch {
 			// The asker knows a newer term than this leader's:
 			// take a newer one still and tell every lower ID.
-			m.setEpoch(e + 1)
+			m.setEpoch(nextEpoch(e))
 			m.announce()
 			return
 		}
@@ -508,7 +508,7 @@ func (m *machine) plainClaim(s election.NodeID, e uint64) {
 		m.setEpoch(e)
 		switch m.phase {
 		case leading:
-			m.setEpoch(e + 1)
+			m.setEpoch(nextEpoch(e))
 			m.announce()
 		case probing, awaiting:
 		default:
@@ -728,4 +728,20 @@ func (m *machine) quorumClaim(s election.NodeID, e, r uint64) {
 	m.phase, m.leader, m.leaderAlive = following, s, true
 	m.armBarrier(s)
 	m.send(s, election.Message{Type: TypeHeartbeatAck, Epoch: e, Seq: r})
+}
+
+// maxEpoch is the largest epoch this machine takes or proposes: 2^53 − 1,
+// the largest integer a JSON number carries exactly. It is meant to be
+// election.MaxEpoch, which the wire will enforce; switch to it here.
+const maxEpoch uint64 = 1<<53 - 1
+
+// nextEpoch is the epoch after e. It saturates instead of wrapping: at
+// maxEpoch (or beyond it, from a message nobody should have accepted) it
+// returns e itself, so no epoch ever goes down, and a cluster whose epochs
+// are used up elects nobody rather than reusing one.
+func nextEpoch(e uint64) uint64 {
+	if e >= maxEpoch {
+		return e
+	}
+	return e + 1
 }
