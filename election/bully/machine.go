@@ -13,6 +13,7 @@ import (
 const (
 	timerAnswer      = "answer"      // probing: how long higher IDs have to answer OK
 	timerCoordinator = "coordinator" // got OK: how long the COORDINATOR may take
+	timerPrevote     = "prevote"     // majority: how long pre-vote answers may take
 	timerVotes       = "votes"       // majority: how long votes may take
 	timerSuspect     = "suspect"     // follower: leader silence; majority: also the vote barrier
 	timerHeartbeat   = "heartbeat"   // leader: next HEARTBEAT round
@@ -27,6 +28,7 @@ const (
 	following               // follows leader
 	probing                 // sent ELECTION to every higher ID, waiting for an OK
 	awaiting                // got an OK, waiting for the COORDINATOR
+	prevoting               // majority: asked every lower ID whether it would vote, committing to nothing
 	collecting              // majority: asked every lower ID for its vote
 	leading                 // plain: leader; majority: won the epoch (role leader only with a lease)
 )
@@ -48,9 +50,19 @@ type machine struct {
 	phase  phase
 	leader election.NodeID // following
 
-	round     uint64 // this node's elections, echoed by OK and VOTE
+	round     uint64 // this node's elections, echoed by OK, PREVOTE_ACK and VOTE
 	candEpoch uint64 // majority: the epoch campaigned for (not durable)
 	votes     map[election.NodeID]bool
+
+	// Majority, pre-vote. grants are the lower IDs that would vote for
+	// this node in this round; asked is the epoch last proposed to them.
+	// cutOff says the last pre-vote round found no majority in time, and
+	// reask that this round has not yet re-sent its PREVOTEs on hearing
+	// from a peer.
+	grants map[election.NodeID]bool
+	asked  uint64
+	cutOff bool
+	reask  bool
 
 	// Majority only.
 	barrier     bool            // timerSuspect is armed: no vote leaves before it fires
@@ -178,7 +190,7 @@ func (m *machine) publish() {
 	switch m.phase {
 	case following:
 		v.Leader, v.Role = m.leader, election.Follower
-	case probing, awaiting, collecting:
+	case probing, awaiting, prevoting, collecting:
 		v.Role = election.Candidate
 	case leading:
 		if !m.quorum || m.hasLease {
@@ -219,13 +231,22 @@ func (m *machine) timer(name string) {
 	case name == timerAnswer:
 		if m.phase == probing {
 			if m.quorum {
-				m.collect()
+				m.prevote()
 			} else {
 				m.lead()
 			}
 		}
 	case name == timerCoordinator:
 		if m.phase == awaiting {
+			m.campaign()
+		}
+	case name == timerPrevote:
+		if m.phase == prevoting {
+			// No majority would vote for this node: it is cut off,
+			// or outranked by the leader the others follow. Start
+			// over without raising the epoch; and from now on, the
+			// first word from any peer asks again at once.
+			m.cutOff = true
 			m.campaign()
 		}
 	case name == timerVotes:
@@ -312,9 +333,29 @@ func (m *machine) receive(msg election.Message) {
 		return // not from a peer of this cluster
 	}
 	delete(m.down, s) // heard from: the hint is void
-	if m.quorum {
+	if m.quorum && !proposal(msg) {
 		m.seen = max(m.seen, msg.Epoch)
 	}
+	round, reask := m.round, m.quorum && m.phase == prevoting && m.reask
+	m.handle(s, msg)
+	if reask && m.phase == prevoting && m.round == round {
+		// This round follows one that found no majority, and a peer
+		// has just been heard: the network may have healed. Ask the
+		// peers that have not granted again now rather than wait out
+		// the round.
+		m.reask = false
+		m.askPrevotes()
+	}
+}
+
+// proposal reports whether msg carries an epoch nobody has committed to: a
+// PREVOTE's, or a granting PREVOTE_ACK's (which echoes it). Taking it as
+// seen would let pre-votes raise epochs after all.
+func proposal(msg election.Message) bool {
+	return msg.Type == TypePrevote || (msg.Type == TypePrevoteAck && msg.Candidate != election.None)
+}
+
+func (m *machine) handle(s election.NodeID, msg election.Message) {
 	switch msg.Type {
 	case TypeElection:
 		if m.quorum {
@@ -331,7 +372,7 @@ func (m *machine) receive(msg election.Message) {
 			return
 		}
 		if m.quorum {
-			if (m.phase == probing || m.phase == collecting) && msg.Seq == m.round {
+			if (m.phase == probing || m.phase == prevoting || m.phase == collecting) && msg.Seq == m.round {
 				m.await()
 			}
 			return
@@ -355,6 +396,17 @@ func (m *machine) receive(msg election.Message) {
 		if m.quorum && m.phase == leading && msg.Epoch == m.epoch {
 			m.ack(s, msg.Seq)
 		}
+	case TypePrevote:
+		if m.quorum && s > m.cfg.ID {
+			m.answerPrevote(s, msg.Epoch, msg.Seq)
+		}
+	case TypePrevoteAck:
+		if m.quorum && m.phase == prevoting && s < m.cfg.ID && msg.Seq == m.round && msg.Candidate == m.cfg.ID {
+			m.grants[s] = true
+			m.countPrevotes()
+		}
+		// A refusal carries the voter's committed epoch, already taken
+		// into seen: the next round proposes above it.
 	}
 }
 
@@ -369,6 +421,7 @@ func (m *machine) campaign() {
 		m.publish()
 	}
 	m.cancelTimer(timerCoordinator)
+	m.cancelTimer(timerPrevote)
 	m.cancelTimer(timerVotes)
 	m.round++
 	m.phase = probing
@@ -376,18 +429,19 @@ func (m *machine) campaign() {
 	msg := election.Message{Type: TypeElection, Epoch: m.epoch, Seq: m.round, Candidate: m.cfg.ID}
 	if m.quorum {
 		m.leaderAlive = false
-		m.candEpoch = nextEpoch(max(m.epoch, m.seen))
-		m.seen = m.candEpoch
-		m.votes = map[election.NodeID]bool{}
+		m.votes, m.grants = nil, nil
 		// A probe carries the committed epoch: a leader that sees a
 		// newer one than its own knows the asker cannot follow it.
+		// The epoch to campaign for is chosen only once a majority
+		// would vote for it (prevote).
 	} else {
 		m.cancelTimer(timerSuspect)
 	}
 	if len(m.higher) == 0 {
-		// Nobody to ask: the highest node bullies at once.
+		// Nobody to ask: the highest node bullies at once (in
+		// majority mode, after its pre-vote).
 		if m.quorum {
-			m.collect()
+			m.prevote()
 		} else {
 			m.lead()
 		}
@@ -422,8 +476,9 @@ func (m *machine) higherAllDown() bool {
 // await: a higher node answered OK; it is running its own election.
 func (m *machine) await() {
 	m.phase = awaiting
-	m.votes = nil
+	m.votes, m.grants = nil, nil
 	m.cancelTimer(timerAnswer)
+	m.cancelTimer(timerPrevote)
 	m.cancelTimer(timerVotes)
 	wait := 2 * m.cfg.Timing.Answer
 	if m.quorum {
@@ -534,9 +589,65 @@ func (m *machine) armBarrier(who election.NodeID) {
 	m.setTimer(timerSuspect, m.cfg.Timing.Suspicion)
 }
 
-// collect: no higher ID answered; ask every lower ID for its vote.
+// prevote: no higher ID answered. Before it commits to an epoch, the
+// candidate asks every lower ID whether it would vote for the next one;
+// asking changes nothing on either side. A node that cannot reach a
+// majority therefore never raises its epoch, and one that returns after a
+// partition cannot push the majority to a newer epoch unless a majority
+// would elect it.
+func (m *machine) prevote() {
+	m.cancelTimer(timerAnswer)
+	m.phase = prevoting
+	m.grants = map[election.NodeID]bool{}
+	m.reask = m.cutOff
+	m.askPrevotes()
+	m.setTimer(timerPrevote, m.cfg.Timing.Answer+m.jitter())
+	m.countPrevotes()
+}
+
+// askPrevotes sends PREVOTE for the epoch this node would campaign for to
+// every lower ID that has not granted it this round.
+func (m *machine) askPrevotes() {
+	m.asked = nextEpoch(max(m.epoch, m.seen))
+	for _, l := range m.lower {
+		if !m.grants[l] {
+			m.send(l, election.Message{Type: TypePrevote, Epoch: m.asked, Seq: m.round, Candidate: m.cfg.ID})
+		}
+	}
+}
+
+// countPrevotes moves to the vote round once the grants and the node's own
+// make a majority: only now does it pick the epoch and take it as seen.
+func (m *machine) countPrevotes() {
+	if len(m.grants)+1 < m.cfg.MajoritySize() {
+		return
+	}
+	top := max(m.epoch, m.seen)
+	if nextEpoch(top) == top {
+		return // the epochs are used up: nothing left to win, safely
+	}
+	m.cancelTimer(timerPrevote)
+	m.grants, m.cutOff, m.reask = nil, false, false
+	m.candEpoch = nextEpoch(top)
+	m.seen = m.candEpoch
+	m.collect()
+}
+
+// answerPrevote tells a higher candidate s whether this node would vote
+// for it in epoch e, by the rules of voteRequest without the barrier. It
+// changes nothing here: no vote, no barrier, no epoch.
+func (m *machine) answerPrevote(s election.NodeID, e, seq uint64) {
+	ans := election.Message{Type: TypePrevoteAck, Epoch: e, Seq: seq, Candidate: s}
+	if e <= m.epoch || (m.phase == following && m.leaderAlive && s < m.leader) {
+		ans.Epoch, ans.Candidate = m.epoch, election.None
+	}
+	m.send(s, ans)
+}
+
+// collect: a majority would vote; ask every lower ID for its vote.
 func (m *machine) collect() {
 	m.cancelTimer(timerAnswer)
+	m.votes = map[election.NodeID]bool{}
 	m.phase = collecting
 	for _, l := range m.lower {
 		m.send(l, election.Message{Type: TypeElection, Epoch: m.candEpoch, Seq: m.round, Candidate: m.cfg.ID})
@@ -633,7 +744,7 @@ func (m *machine) quorumProbe(s election.NodeID, e, seq uint64) {
 	switch {
 	case m.phase == following && m.leaderAlive:
 		// The leader is alive; it will answer for itself.
-	case m.phase == probing || m.phase == awaiting || m.phase == collecting:
+	case m.phase == probing || m.phase == awaiting || m.phase == prevoting || m.phase == collecting:
 	case m.phase == idle && m.barrier:
 		// Voted (or promised to vote) for a higher candidate a
 		// moment ago; that candidate will answer.
@@ -664,9 +775,10 @@ func (m *machine) voteRequest(s election.NodeID, e, seq uint64) {
 	// Withdraw any candidacy of this node's own: its self-vote was never
 	// sent, so giving the epoch's vote to s is the only vote cast.
 	m.cancelTimer(timerAnswer)
+	m.cancelTimer(timerPrevote)
 	m.cancelTimer(timerVotes)
 	m.cancelTimer(timerCoordinator)
-	m.votes = nil
+	m.votes, m.grants = nil, nil
 	m.phase, m.leader, m.leaderAlive = idle, election.None, false
 	m.epoch, m.votedEpoch, m.votedFor = e, e, s
 	m.persist() // before the vote leaves
@@ -697,7 +809,7 @@ func (m *machine) quorumClaim(s election.NodeID, e, r uint64) {
 		// A lower node leads; this node takes over with a newer
 		// epoch. It does not acknowledge: it lends no lease to s.
 		switch m.phase {
-		case probing, awaiting, collecting:
+		case probing, awaiting, prevoting, collecting:
 		case leading:
 			if e > m.epoch {
 				m.campaign()
@@ -717,9 +829,10 @@ func (m *machine) quorumClaim(s election.NodeID, e, r uint64) {
 	}
 	m.leaveLeading()
 	m.cancelTimer(timerAnswer)
+	m.cancelTimer(timerPrevote)
 	m.cancelTimer(timerVotes)
 	m.cancelTimer(timerCoordinator)
-	m.votes = nil
+	m.votes, m.grants, m.cutOff = nil, nil, false
 	m.pledgeTo = election.None // the epoch it was for is decided or superseded
 	if e > m.epoch {
 		m.epoch = e
