@@ -27,7 +27,8 @@ import (
 )
 
 // Message types. ELECTION, OK and COORDINATOR are the paper's; VOTE,
-// HEARTBEAT_ACK, PREVOTE and PREVOTE_ACK exist only in majority mode.
+// HEARTBEAT_ACK, PREVOTE, PREVOTE_ACK and RELEASE exist only in majority
+// mode.
 const (
 	// TypeElection: to a higher ID "are you alive?" (answered by OK); in
 	// majority mode, to a lower ID also "vote for me in this epoch"
@@ -54,6 +55,10 @@ const (
 	// asker and Epoch the proposed epoch when the voter would grant;
 	// Candidate is None and Epoch the voter's committed epoch when not.
 	TypePrevoteAck = "PREVOTE_ACK"
+	// TypeRelease is broadcast by a leader that stepped down from epoch
+	// Message.Epoch because a higher candidate asked for its vote: its
+	// followers' vote barriers need not run out (majority mode).
+	TypeRelease = "RELEASE"
 )
 
 func init() {
@@ -62,7 +67,7 @@ func init() {
 		Title:         "Bully election (Garcia-Molina, IEEE Trans. Computers C-31(1), 1982), optionally with a majority quorum and leases",
 		Topology:      "complete",
 		New:           New,
-		ElectionTypes: []string{TypeElection, TypeOK, TypeVote, TypePrevote, TypePrevoteAck},
+		ElectionTypes: []string{TypeElection, TypeOK, TypeVote, TypePrevote, TypePrevoteAck, TypeRelease},
 		AnnounceTypes: []string{TypeCoordinator},
 		Formula:       Formula,
 		Claims:        Claims,

@@ -67,6 +67,7 @@ type machine struct {
 	// Majority only.
 	barrier     bool            // timerSuspect is armed: no vote leaves before it fires
 	acked       election.NodeID // whose claim (or vote request) armed the barrier; None after a restart
+	ackedEpoch  uint64          // the epoch of that claim or vote: a RELEASE must name it
 	leaderAlive bool            // following, and no peer-down hint for the leader
 	pledgeTo    election.NodeID
 	pledgeEpoch uint64
@@ -221,7 +222,7 @@ func (m *machine) start() {
 		// A restart: this node may have acknowledged a leader an
 		// instant before it crashed, and that leader's lease may rest
 		// on it. Treat the boot as that acknowledgement.
-		m.armBarrier(election.None)
+		m.armBarrier(election.None, 0)
 	}
 	m.campaign()
 }
@@ -294,7 +295,7 @@ func (m *machine) suspectFired() {
 		to := m.pledgeTo
 		m.send(to, election.Message{Type: TypeVote, Epoch: m.pledgeEpoch, Candidate: to, Seq: m.pledgeSeq})
 		m.pledgeTo = election.None
-		m.armBarrier(to)
+		m.armBarrier(to, m.pledgeEpoch)
 		return
 	}
 	switch m.phase {
@@ -407,6 +408,10 @@ func (m *machine) handle(s election.NodeID, msg election.Message) {
 		}
 		// A refusal carries the voter's committed epoch, already taken
 		// into seen: the next round proposes above it.
+	case TypeRelease:
+		if m.quorum {
+			m.released(s, msg.Epoch)
+		}
 	}
 }
 
@@ -584,8 +589,10 @@ func (m *machine) plainClaim(s election.NodeID, e uint64) {
 
 // --- majority ------------------------------------------------------------
 
-func (m *machine) armBarrier(who election.NodeID) {
-	m.barrier, m.acked = true, who
+// armBarrier starts the vote barrier on an acknowledgement of who's claim
+// (or a vote for who) in epoch e; who is None after a restart.
+func (m *machine) armBarrier(who election.NodeID, e uint64) {
+	m.barrier, m.acked, m.ackedEpoch = true, who, e
 	m.setTimer(timerSuspect, m.cfg.Timing.Suspicion)
 }
 
@@ -769,8 +776,12 @@ func (m *machine) voteRequest(s election.NodeID, e, seq uint64) {
 	}
 	if m.phase == leading {
 		// Outranked: step down before granting, and say so first.
+		// Then hand over: tell the followers this term is over, so
+		// that the barriers this leader's heartbeats armed need not
+		// run out before their votes leave.
 		m.leaveLeading()
 		m.publish()
+		m.broadcast(election.Message{Type: TypeRelease, Epoch: m.epoch})
 	}
 	// Withdraw any candidacy of this node's own: its self-vote was never
 	// sent, so giving the epoch's vote to s is the only vote cast.
@@ -797,7 +808,43 @@ func (m *machine) grant(s election.NodeID, e, seq uint64) {
 	// rests on this node's recent acknowledgements.
 	m.pledgeTo = election.None
 	m.send(s, election.Message{Type: TypeVote, Epoch: e, Candidate: s, Seq: seq})
-	m.armBarrier(s) // a vote is an acknowledgement of the leader-to-be
+	m.armBarrier(s, e) // a vote is an acknowledgement of the leader-to-be
+}
+
+// released: leader s stepped down from epoch e for a higher candidate. If
+// the barrier of this node was armed by acknowledging s in e, nothing it
+// guards is left: s gave up its lease before the RELEASE left, and every
+// older leader's lease ran out before s won e. A RELEASE of any other
+// leader or epoch is stale (a later acknowledgement re-armed the barrier)
+// and is ignored. docs/bully.md has the argument.
+func (m *machine) released(s election.NodeID, e uint64) {
+	if s == election.None || m.acked != s || m.ackedEpoch != e {
+		return
+	}
+	follows := m.phase == following && m.leader == s
+	if !m.barrier && !follows {
+		return
+	}
+	m.barrier = false
+	if m.pledgeTo != election.None {
+		// The promised vote leaves now instead of when the barrier
+		// would have passed.
+		to := m.pledgeTo
+		m.send(to, election.Message{Type: TypeVote, Epoch: m.pledgeEpoch, Candidate: to, Seq: m.pledgeSeq})
+		m.pledgeTo = election.None
+		m.armBarrier(to, m.pledgeEpoch)
+		return
+	}
+	switch {
+	case follows:
+		// Its leader is gone. Wait a suspicion timeout for the
+		// candidate that displaced it, then campaign; a vote asked
+		// for meanwhile leaves at once.
+		m.phase, m.leader, m.leaderAlive = idle, election.None, false
+		m.setTimer(timerSuspect, m.cfg.Timing.Suspicion)
+	case m.phase == collecting:
+		m.countVotes() // its own vote counts now
+	}
 }
 
 // quorumClaim: COORDINATOR or HEARTBEAT from s in epoch e, round r.
@@ -839,7 +886,7 @@ func (m *machine) quorumClaim(s election.NodeID, e, r uint64) {
 		m.persist()
 	}
 	m.phase, m.leader, m.leaderAlive = following, s, true
-	m.armBarrier(s)
+	m.armBarrier(s, e)
 	m.send(s, election.Message{Type: TypeHeartbeatAck, Epoch: e, Seq: r})
 }
 

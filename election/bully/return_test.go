@@ -12,14 +12,18 @@ import (
 )
 
 // These tests cut one node of a five-node majority cluster off for ten
-// seconds of virtual time and let it back in. They are the promises of the
-// pre-vote (docs/bully.md, "Pre-vote"):
+// seconds of virtual time and let it back in. They are the three promises
+// of the pre-vote and the hand-over (docs/bully.md, "Pre-vote" and
+// "Hand-over"):
 //
 //   - cut off, a node asks whether it could win and, hearing nobody, never
 //     takes a newer epoch, so it has none to push on the others when it
 //     returns;
 //   - a returning node that is not the highest finds the majority's leader
-//     and follows it: nobody in the majority notices.
+//     and follows it: nobody in the majority notices;
+//   - a returning highest node takes over as fast as in plain Bully,
+//     because the old leader hands its followers over instead of making
+//     them wait out their vote barriers (a suspicion timeout).
 
 // isolation is one run: a cluster settles, node cut is cut off from the
 // others for away, and the network heals.
@@ -141,6 +145,37 @@ func TestQuorumIsolatedNodeDoesNotRaiseItsEpoch(t *testing.T) {
 		t.Fatalf("over the isolation and the heal node 5's epoch rose from %d to %d, want at most 2", r.lastEpoch, highest)
 	}
 	t.Logf("node 5 led in epoch %d; cut off for 10 s it sent %d PREVOTEs, all in epoch ≤ %d; after the heal it leads in %d", r.lastEpoch, prevotes, r.lastEpoch+1, highest)
+}
+
+func TestQuorumReturningHighestNodeTakesOverWithoutWaitingForBarriers(t *testing.T) {
+	// The heal lands at ten points of the majority leader's heartbeat
+	// cycle: the returning node hears the leader's next heartbeat, asks
+	// at once, and the leader hands its followers over. Nothing waits for
+	// a suspicion timeout, so the bound is one heartbeat interval plus a
+	// handful of message delays (1 ms each).
+	timing := election.DefaultTiming
+	bound := timing.Heartbeat + 10*time.Millisecond
+	mean := map[election.QuorumMode]time.Duration{}
+	for _, q := range []election.QuorumMode{election.NoQuorum, election.Majority} {
+		var sum time.Duration
+		for k := range 10 {
+			away := 10*time.Second + time.Duration(k)*timing.Heartbeat/10
+			r := isolation{quorum: q, cut: 5, away: away, seed: int64(k + 1)}.run(t)
+			if v := r.s.View(1); v.Leader != 4 {
+				t.Fatalf("%s, heal %d: while 5 was away node 1 views %v, want 4", q, k, v)
+			}
+			took := r.allOn(t, 5, 5*time.Second)
+			if q == election.Majority && took > bound {
+				t.Errorf("%s, heal %d: every node views 5 after %v, want at most %v (a heartbeat and a few messages)", q, k, took, bound)
+			}
+			sum += took
+		}
+		mean[q] = sum / 10
+	}
+	t.Logf("returning highest node, all on 5 after the heal: plain mean %v, majority mean %v (Suspicion %v)", mean[election.NoQuorum], mean[election.Majority], timing.Suspicion)
+	if mean[election.Majority] > mean[election.NoQuorum]+10*time.Millisecond {
+		t.Errorf("majority mode takes %v on average, plain %v: the returning node should take over about as fast", mean[election.Majority], mean[election.NoQuorum])
+	}
 }
 
 func TestQuorumReturningLowerNodeDoesNotDisrupt(t *testing.T) {
