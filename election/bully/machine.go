@@ -56,13 +56,14 @@ type machine struct {
 
 	// Majority, pre-vote. grants are the lower IDs that would vote for
 	// this node in this round; asked is the epoch last proposed to them.
-	// cutOff says the last pre-vote round found no majority in time, and
-	// reask that this round has not yet re-sent its PREVOTEs on hearing
+	// noMajority says the last pre-vote round found no majority in time
+	// (the node was cut off, or refused), and reask that this round has
+	// not yet re-sent its PREVOTEs on hearing
 	// from a peer.
-	grants map[election.NodeID]bool
-	asked  uint64
-	cutOff bool
-	reask  bool
+	grants     map[election.NodeID]bool
+	asked      uint64
+	noMajority bool
+	reask      bool
 
 	// Majority only.
 	barrier     bool            // timerSuspect is armed: no vote leaves before it fires
@@ -247,7 +248,7 @@ func (m *machine) timer(name string) {
 			// or outranked by the leader the others follow. Start
 			// over without raising the epoch; and from now on, the
 			// first word from any peer asks again at once.
-			m.cutOff = true
+			m.noMajority = true
 			m.campaign()
 		}
 	case name == timerVotes:
@@ -337,15 +338,22 @@ func (m *machine) receive(msg election.Message) {
 	if m.quorum && !proposal(msg) {
 		m.seen = max(m.seen, msg.Epoch)
 	}
-	round, reask := m.round, m.quorum && m.phase == prevoting && m.reask
+	round, asked := m.round, m.asked
+	reask := m.quorum && m.phase == prevoting && m.reask
 	m.handle(s, msg)
 	if reask && m.phase == prevoting && m.round == round {
 		// This round follows one that found no majority, and a peer
 		// has just been heard: the network may have healed. Ask the
 		// peers that have not granted again now rather than wait out
-		// the round.
-		m.reask = false
-		m.askPrevotes()
+		// the round — unless the message is an answer to this round
+		// that teaches nothing (the question arrived, and asking again
+		// would get the same answer); a refusal that shows a newer
+		// epoch does teach something.
+		answer := msg.Type == TypePrevoteAck && msg.Seq == round
+		if !answer || nextEpoch(max(m.epoch, m.seen)) > asked {
+			m.reask = false
+			m.askPrevotes()
+		}
 	}
 }
 
@@ -606,7 +614,7 @@ func (m *machine) prevote() {
 	m.cancelTimer(timerAnswer)
 	m.phase = prevoting
 	m.grants = map[election.NodeID]bool{}
-	m.reask = m.cutOff
+	m.reask = m.noMajority
 	m.askPrevotes()
 	m.setTimer(timerPrevote, m.cfg.Timing.Answer+m.jitter())
 	m.countPrevotes()
@@ -634,7 +642,7 @@ func (m *machine) countPrevotes() {
 		return // the epochs are used up: nothing left to win, safely
 	}
 	m.cancelTimer(timerPrevote)
-	m.grants, m.cutOff, m.reask = nil, false, false
+	m.grants, m.noMajority, m.reask = nil, false, false
 	m.candEpoch = nextEpoch(top)
 	m.seen = m.candEpoch
 	m.collect()
@@ -879,7 +887,7 @@ func (m *machine) quorumClaim(s election.NodeID, e, r uint64) {
 	m.cancelTimer(timerPrevote)
 	m.cancelTimer(timerVotes)
 	m.cancelTimer(timerCoordinator)
-	m.votes, m.grants, m.cutOff = nil, nil, false
+	m.votes, m.grants, m.noMajority = nil, nil, false
 	m.pledgeTo = election.None // the epoch it was for is decided or superseded
 	if e > m.epoch {
 		m.epoch = e
