@@ -57,9 +57,8 @@ type machine struct {
 	// Majority, pre-vote. grants are the lower IDs that would vote for
 	// this node in this round; asked is the epoch last proposed to them.
 	// noMajority says the last pre-vote round found no majority in time
-	// (the node was cut off, or refused), and reask that this round has
-	// not yet re-sent its PREVOTEs on hearing
-	// from a peer.
+	// (the node was cut off, or refused); reask, that this round may
+	// still send its PREVOTEs again on hearing from a peer.
 	grants     map[election.NodeID]bool
 	asked      uint64
 	noMajority bool
@@ -364,6 +363,7 @@ func proposal(msg election.Message) bool {
 	return msg.Type == TypePrevote || (msg.Type == TypePrevoteAck && msg.Candidate != election.None)
 }
 
+// handle acts on a message from the peer s, by type.
 func (m *machine) handle(s election.NodeID, msg election.Message) {
 	switch msg.Type {
 	case TypeElection:
