@@ -26,8 +26,9 @@ import (
 	"github.com/ringleader-dev/ringleader/election"
 )
 
-// Message types. ELECTION, OK and COORDINATOR are the paper's; VOTE and
-// HEARTBEAT_ACK exist only in majority mode.
+// Message types. ELECTION, OK and COORDINATOR are the paper's; VOTE,
+// HEARTBEAT_ACK, PREVOTE, PREVOTE_ACK and RELEASE exist only in majority
+// mode.
 const (
 	// TypeElection: to a higher ID "are you alive?" (answered by OK); in
 	// majority mode, to a lower ID also "vote for me in this epoch"
@@ -46,6 +47,18 @@ const (
 	// TypeHeartbeatAck acknowledges a HEARTBEAT or COORDINATOR of round
 	// Seq (majority mode).
 	TypeHeartbeatAck = "HEARTBEAT_ACK"
+	// TypePrevote asks a lower ID whether it would vote for the sender in
+	// Message.Epoch, the epoch the sender would campaign for (majority
+	// mode). Neither side commits to anything: the epoch is a proposal.
+	TypePrevote = "PREVOTE"
+	// TypePrevoteAck answers a PREVOTE of round Seq. Candidate is the
+	// asker and Epoch the proposed epoch when the voter would grant;
+	// Candidate is None and Epoch the voter's committed epoch when not.
+	TypePrevoteAck = "PREVOTE_ACK"
+	// TypeRelease is broadcast by a leader that stepped down from epoch
+	// Message.Epoch because a higher candidate asked for its vote: its
+	// followers' vote barriers need not run out (majority mode).
+	TypeRelease = "RELEASE"
 )
 
 func init() {
@@ -54,7 +67,7 @@ func init() {
 		Title:         "Bully election (Garcia-Molina, IEEE Trans. Computers C-31(1), 1982), optionally with a majority quorum and leases",
 		Topology:      "complete",
 		New:           New,
-		ElectionTypes: []string{TypeElection, TypeOK, TypeVote},
+		ElectionTypes: []string{TypeElection, TypeOK, TypeVote, TypePrevote, TypePrevoteAck, TypeRelease},
 		AnnounceTypes: []string{TypeCoordinator},
 		Formula:       Formula,
 		Claims:        Claims,
@@ -85,28 +98,30 @@ func PlainCount(n int) int {
 	return (n - 1) * (n - 1)
 }
 
-// QuorumCount is the same for majority mode, ELECTION + OK + VOTE: the
-// probes to higher IDs (n(n−1)/2), one OK for each probe (n(n−1)/2), and the
-// highest node's vote requests and the votes (n−1 each). Total (n−1)(n+2).
-// It is exact when every probe reaches the highest node while it still
-// collects votes (a constant delay, as in the simulator's default); a probe
-// that arrives after it has won is answered with COORDINATOR instead of OK,
-// so in general it is an upper bound.
+// QuorumCount is the same for majority mode, where PREVOTE and
+// PREVOTE_ACK count as election messages too (ELECTION + OK + PREVOTE +
+// PREVOTE_ACK + VOTE): the probes to higher IDs (n(n−1)/2), one OK for each
+// probe (n(n−1)/2), and the highest node's pre-vote round, vote requests and
+// votes (n−1 each, four times). Total (n−1)(n+4). It is exact when every
+// probe reaches the highest node while it still pre-votes or collects votes
+// (a constant delay, as in the simulator's default); a probe that arrives
+// after it has won is answered with COORDINATOR instead of OK, so in general
+// it is an upper bound.
 func QuorumCount(n int) int {
 	if n <= 1 {
 		return 0
 	}
-	return (n - 1) * (n + 2)
+	return (n - 1) * (n + 4)
 }
 
 // Formula is a bound because the registry's formula cannot see the quorum
 // mode: the plain count is exactly (n−1)², the majority count at most
-// (n−1)(n+2), and the bound is the larger. Both assume every message arrives
+// (n−1)(n+4), and the bound is the larger. Both assume every message arrives
 // within Timing.Answer, Bully's own synchrony assumption.
 func Formula(ids []election.NodeID) election.Formula {
 	n := len(ids)
 	return election.Formula{
-		Name:  "(n−1)² plain, ≤ (n−1)(n+2) with majority",
+		Name:  "(n−1)² plain, ≤ (n−1)(n+4) with majority",
 		Value: float64(max(PlainCount(n), QuorumCount(n))),
 		Exact: false,
 	}

@@ -180,9 +180,12 @@ func TestQuorumHighestIDWinsWithExactCounts(t *testing.T) {
 		w.start()
 		w.run(time.Second)
 		w.requireAgreed(election.NodeID(n), w.ids...)
-		got := w.counts[TypeElection] + w.counts[TypeOK] + w.counts[TypeVote]
+		got := w.counts[TypeElection] + w.counts[TypeOK] + w.counts[TypePrevote] + w.counts[TypePrevoteAck] + w.counts[TypeVote]
 		if want := QuorumCount(n); got != want {
-			t.Errorf("n=%d: ELECTION+OK+VOTE = %d (%v), want (n−1)(n+2) = %d", n, got, w.counts, want)
+			t.Errorf("n=%d: ELECTION+OK+PREVOTE+PREVOTE_ACK+VOTE = %d (%v), want (n−1)(n+4) = %d", n, got, w.counts, want)
+		}
+		if w.counts[TypeRelease] != 0 {
+			t.Errorf("n=%d: %d RELEASEs in a start where nobody led before", n, w.counts[TypeRelease])
 		}
 		if got := w.counts[TypeCoordinator]; got != n-1 {
 			t.Errorf("n=%d: COORDINATOR = %d, want n−1", n, got)

@@ -13,6 +13,7 @@ import (
 const (
 	timerAnswer      = "answer"      // probing: how long higher IDs have to answer OK
 	timerCoordinator = "coordinator" // got OK: how long the COORDINATOR may take
+	timerPrevote     = "prevote"     // majority: how long pre-vote answers may take
 	timerVotes       = "votes"       // majority: how long votes may take
 	timerSuspect     = "suspect"     // follower: leader silence; majority: also the vote barrier
 	timerHeartbeat   = "heartbeat"   // leader: next HEARTBEAT round
@@ -27,6 +28,7 @@ const (
 	following               // follows leader
 	probing                 // sent ELECTION to every higher ID, waiting for an OK
 	awaiting                // got an OK, waiting for the COORDINATOR
+	prevoting               // majority: asked every lower ID whether it would vote, committing to nothing
 	collecting              // majority: asked every lower ID for its vote
 	leading                 // plain: leader; majority: won the epoch (role leader only with a lease)
 )
@@ -48,13 +50,24 @@ type machine struct {
 	phase  phase
 	leader election.NodeID // following
 
-	round     uint64 // this node's elections, echoed by OK and VOTE
+	round     uint64 // this node's elections, echoed by OK, PREVOTE_ACK and VOTE
 	candEpoch uint64 // majority: the epoch campaigned for (not durable)
 	votes     map[election.NodeID]bool
+
+	// Majority, pre-vote. grants are the lower IDs that would vote for
+	// this node in this round; asked is the epoch last proposed to them.
+	// noMajority says the last pre-vote round found no majority in time
+	// (the node was cut off, or refused); reask, that this round may
+	// still send its PREVOTEs again on hearing from a peer.
+	grants     map[election.NodeID]bool
+	asked      uint64
+	noMajority bool
+	reask      bool
 
 	// Majority only.
 	barrier     bool            // timerSuspect is armed: no vote leaves before it fires
 	acked       election.NodeID // whose claim (or vote request) armed the barrier; None after a restart
+	ackedEpoch  uint64          // the epoch of that claim or vote: a RELEASE must name it
 	leaderAlive bool            // following, and no peer-down hint for the leader
 	pledgeTo    election.NodeID
 	pledgeEpoch uint64
@@ -178,7 +191,7 @@ func (m *machine) publish() {
 	switch m.phase {
 	case following:
 		v.Leader, v.Role = m.leader, election.Follower
-	case probing, awaiting, collecting:
+	case probing, awaiting, prevoting, collecting:
 		v.Role = election.Candidate
 	case leading:
 		if !m.quorum || m.hasLease {
@@ -209,7 +222,7 @@ func (m *machine) start() {
 		// A restart: this node may have acknowledged a leader an
 		// instant before it crashed, and that leader's lease may rest
 		// on it. Treat the boot as that acknowledgement.
-		m.armBarrier(election.None)
+		m.armBarrier(election.None, 0)
 	}
 	m.campaign()
 }
@@ -219,13 +232,22 @@ func (m *machine) timer(name string) {
 	case name == timerAnswer:
 		if m.phase == probing {
 			if m.quorum {
-				m.collect()
+				m.prevote()
 			} else {
 				m.lead()
 			}
 		}
 	case name == timerCoordinator:
 		if m.phase == awaiting {
+			m.campaign()
+		}
+	case name == timerPrevote:
+		if m.phase == prevoting {
+			// No majority would vote for this node: it is cut off,
+			// or outranked by the leader the others follow. Start
+			// over without raising the epoch; and from now on, the
+			// first word from any peer asks again at once.
+			m.noMajority = true
 			m.campaign()
 		}
 	case name == timerVotes:
@@ -273,7 +295,7 @@ func (m *machine) suspectFired() {
 		to := m.pledgeTo
 		m.send(to, election.Message{Type: TypeVote, Epoch: m.pledgeEpoch, Candidate: to, Seq: m.pledgeSeq})
 		m.pledgeTo = election.None
-		m.armBarrier(to)
+		m.armBarrier(to, m.pledgeEpoch)
 		return
 	}
 	switch m.phase {
@@ -312,9 +334,37 @@ func (m *machine) receive(msg election.Message) {
 		return // not from a peer of this cluster
 	}
 	delete(m.down, s) // heard from: the hint is void
-	if m.quorum {
+	if m.quorum && !proposal(msg) {
 		m.seen = max(m.seen, msg.Epoch)
 	}
+	round, asked := m.round, m.asked
+	reask := m.quorum && m.phase == prevoting && m.reask
+	m.handle(s, msg)
+	if reask && m.phase == prevoting && m.round == round {
+		// This round follows one that found no majority, and a peer
+		// has just been heard: the network may have healed. Ask the
+		// peers that have not granted again now rather than wait out
+		// the round — unless the message is an answer to this round
+		// that teaches nothing (the question arrived, and asking again
+		// would get the same answer); a refusal that shows a newer
+		// epoch does teach something.
+		answer := msg.Type == TypePrevoteAck && msg.Seq == round
+		if !answer || nextEpoch(max(m.epoch, m.seen)) > asked {
+			m.reask = false
+			m.askPrevotes()
+		}
+	}
+}
+
+// proposal reports whether msg carries an epoch nobody has committed to: a
+// PREVOTE's, or a granting PREVOTE_ACK's (which echoes it). Taking it as
+// seen would let pre-votes raise epochs after all.
+func proposal(msg election.Message) bool {
+	return msg.Type == TypePrevote || (msg.Type == TypePrevoteAck && msg.Candidate != election.None)
+}
+
+// handle acts on a message from the peer s, by type.
+func (m *machine) handle(s election.NodeID, msg election.Message) {
 	switch msg.Type {
 	case TypeElection:
 		if m.quorum {
@@ -331,7 +381,7 @@ func (m *machine) receive(msg election.Message) {
 			return
 		}
 		if m.quorum {
-			if (m.phase == probing || m.phase == collecting) && msg.Seq == m.round {
+			if (m.phase == probing || m.phase == prevoting || m.phase == collecting) && msg.Seq == m.round {
 				m.await()
 			}
 			return
@@ -355,6 +405,21 @@ func (m *machine) receive(msg election.Message) {
 		if m.quorum && m.phase == leading && msg.Epoch == m.epoch {
 			m.ack(s, msg.Seq)
 		}
+	case TypePrevote:
+		if m.quorum && s > m.cfg.ID {
+			m.answerPrevote(s, msg.Epoch, msg.Seq)
+		}
+	case TypePrevoteAck:
+		if m.quorum && m.phase == prevoting && s < m.cfg.ID && msg.Seq == m.round && msg.Candidate == m.cfg.ID {
+			m.grants[s] = true
+			m.countPrevotes()
+		}
+		// A refusal carries the voter's committed epoch, already taken
+		// into seen: the next round proposes above it.
+	case TypeRelease:
+		if m.quorum {
+			m.released(s, msg.Epoch)
+		}
 	}
 }
 
@@ -369,6 +434,7 @@ func (m *machine) campaign() {
 		m.publish()
 	}
 	m.cancelTimer(timerCoordinator)
+	m.cancelTimer(timerPrevote)
 	m.cancelTimer(timerVotes)
 	m.round++
 	m.phase = probing
@@ -376,18 +442,19 @@ func (m *machine) campaign() {
 	msg := election.Message{Type: TypeElection, Epoch: m.epoch, Seq: m.round, Candidate: m.cfg.ID}
 	if m.quorum {
 		m.leaderAlive = false
-		m.candEpoch = max(m.epoch, m.seen) + 1
-		m.seen = m.candEpoch
-		m.votes = map[election.NodeID]bool{}
+		m.votes, m.grants = nil, nil
 		// A probe carries the committed epoch: a leader that sees a
 		// newer one than its own knows the asker cannot follow it.
+		// The epoch to campaign for is chosen only once a majority
+		// would vote for it (prevote).
 	} else {
 		m.cancelTimer(timerSuspect)
 	}
 	if len(m.higher) == 0 {
-		// Nobody to ask: the highest node bullies at once.
+		// Nobody to ask: the highest node bullies at once (in
+		// majority mode, after its pre-vote).
 		if m.quorum {
-			m.collect()
+			m.prevote()
 		} else {
 			m.lead()
 		}
@@ -422,8 +489,9 @@ func (m *machine) higherAllDown() bool {
 // await: a higher node answered OK; it is running its own election.
 func (m *machine) await() {
 	m.phase = awaiting
-	m.votes = nil
+	m.votes, m.grants = nil, nil
 	m.cancelTimer(timerAnswer)
+	m.cancelTimer(timerPrevote)
 	m.cancelTimer(timerVotes)
 	wait := 2 * m.cfg.Timing.Answer
 	if m.quorum {
@@ -458,7 +526,7 @@ func leaseTimer(r uint64) string { return leasePrefix + strconv.FormatUint(r, 10
 func (m *machine) lead() {
 	m.cancelTimer(timerAnswer)
 	m.cancelTimer(timerSuspect)
-	m.setEpoch(m.epoch + 1)
+	m.setEpoch(nextEpoch(m.epoch))
 	m.phase = leading
 	m.announce()
 	m.setTimer(timerHeartbeat, m.cfg.Timing.Heartbeat)
@@ -477,7 +545,7 @@ func (m *machine) plainProbe(s election.NodeID, e uint64, seq uint64) {
 		if e > m.epoch {
 			// The asker knows a newer term than this leader's:
 			// take a newer one still and tell every lower ID.
-			m.setEpoch(e + 1)
+			m.setEpoch(nextEpoch(e))
 			m.announce()
 			return
 		}
@@ -508,7 +576,7 @@ func (m *machine) plainClaim(s election.NodeID, e uint64) {
 		m.setEpoch(e)
 		switch m.phase {
 		case leading:
-			m.setEpoch(e + 1)
+			m.setEpoch(nextEpoch(e))
 			m.announce()
 		case probing, awaiting:
 		default:
@@ -529,14 +597,72 @@ func (m *machine) plainClaim(s election.NodeID, e uint64) {
 
 // --- majority ------------------------------------------------------------
 
-func (m *machine) armBarrier(who election.NodeID) {
-	m.barrier, m.acked = true, who
+// armBarrier starts the vote barrier on an acknowledgement of who's claim
+// (or a vote for who) in epoch e; who is None after a restart.
+func (m *machine) armBarrier(who election.NodeID, e uint64) {
+	m.barrier, m.acked, m.ackedEpoch = true, who, e
 	m.setTimer(timerSuspect, m.cfg.Timing.Suspicion)
 }
 
-// collect: no higher ID answered; ask every lower ID for its vote.
+// prevote: no higher ID answered. Before it commits to an epoch, the
+// candidate asks every lower ID whether it would vote for the next one;
+// asking changes nothing on either side. A node that cannot reach a
+// majority therefore never raises its epoch, and one that returns after a
+// partition cannot push the majority to a newer epoch unless a majority
+// would elect it.
+func (m *machine) prevote() {
+	m.cancelTimer(timerAnswer)
+	m.phase = prevoting
+	m.grants = map[election.NodeID]bool{}
+	m.reask = m.noMajority
+	m.askPrevotes()
+	m.setTimer(timerPrevote, m.cfg.Timing.Answer+m.jitter())
+	m.countPrevotes()
+}
+
+// askPrevotes sends PREVOTE for the epoch this node would campaign for to
+// every lower ID that has not granted it this round.
+func (m *machine) askPrevotes() {
+	m.asked = nextEpoch(max(m.epoch, m.seen))
+	for _, l := range m.lower {
+		if !m.grants[l] {
+			m.send(l, election.Message{Type: TypePrevote, Epoch: m.asked, Seq: m.round, Candidate: m.cfg.ID})
+		}
+	}
+}
+
+// countPrevotes moves to the vote round once the grants and the node's own
+// make a majority: only now does it pick the epoch and take it as seen.
+func (m *machine) countPrevotes() {
+	if len(m.grants)+1 < m.cfg.MajoritySize() {
+		return
+	}
+	top := max(m.epoch, m.seen)
+	if nextEpoch(top) == top {
+		return // the epochs are used up: nothing left to win, safely
+	}
+	m.cancelTimer(timerPrevote)
+	m.grants, m.noMajority, m.reask = nil, false, false
+	m.candEpoch = nextEpoch(top)
+	m.seen = m.candEpoch
+	m.collect()
+}
+
+// answerPrevote tells a higher candidate s whether this node would vote
+// for it in epoch e, by the rules of voteRequest without the barrier. It
+// changes nothing here: no vote, no barrier, no epoch.
+func (m *machine) answerPrevote(s election.NodeID, e, seq uint64) {
+	ans := election.Message{Type: TypePrevoteAck, Epoch: e, Seq: seq, Candidate: s}
+	if e <= m.epoch || (m.phase == following && m.leaderAlive && s < m.leader) {
+		ans.Epoch, ans.Candidate = m.epoch, election.None
+	}
+	m.send(s, ans)
+}
+
+// collect: a majority would vote; ask every lower ID for its vote.
 func (m *machine) collect() {
 	m.cancelTimer(timerAnswer)
+	m.votes = map[election.NodeID]bool{}
 	m.phase = collecting
 	for _, l := range m.lower {
 		m.send(l, election.Message{Type: TypeElection, Epoch: m.candEpoch, Seq: m.round, Candidate: m.cfg.ID})
@@ -633,7 +759,7 @@ func (m *machine) quorumProbe(s election.NodeID, e, seq uint64) {
 	switch {
 	case m.phase == following && m.leaderAlive:
 		// The leader is alive; it will answer for itself.
-	case m.phase == probing || m.phase == awaiting || m.phase == collecting:
+	case m.phase == probing || m.phase == awaiting || m.phase == prevoting || m.phase == collecting:
 	case m.phase == idle && m.barrier:
 		// Voted (or promised to vote) for a higher candidate a
 		// moment ago; that candidate will answer.
@@ -658,15 +784,20 @@ func (m *machine) voteRequest(s election.NodeID, e, seq uint64) {
 	}
 	if m.phase == leading {
 		// Outranked: step down before granting, and say so first.
+		// Then hand over: tell the followers this term is over, so
+		// that the barriers this leader's heartbeats armed need not
+		// run out before their votes leave.
 		m.leaveLeading()
 		m.publish()
+		m.broadcast(election.Message{Type: TypeRelease, Epoch: m.epoch})
 	}
 	// Withdraw any candidacy of this node's own: its self-vote was never
 	// sent, so giving the epoch's vote to s is the only vote cast.
 	m.cancelTimer(timerAnswer)
+	m.cancelTimer(timerPrevote)
 	m.cancelTimer(timerVotes)
 	m.cancelTimer(timerCoordinator)
-	m.votes = nil
+	m.votes, m.grants = nil, nil
 	m.phase, m.leader, m.leaderAlive = idle, election.None, false
 	m.epoch, m.votedEpoch, m.votedFor = e, e, s
 	m.persist() // before the vote leaves
@@ -685,7 +816,43 @@ func (m *machine) grant(s election.NodeID, e, seq uint64) {
 	// rests on this node's recent acknowledgements.
 	m.pledgeTo = election.None
 	m.send(s, election.Message{Type: TypeVote, Epoch: e, Candidate: s, Seq: seq})
-	m.armBarrier(s) // a vote is an acknowledgement of the leader-to-be
+	m.armBarrier(s, e) // a vote is an acknowledgement of the leader-to-be
+}
+
+// released: leader s stepped down from epoch e for a higher candidate. If
+// the barrier of this node was armed by acknowledging s in e, nothing it
+// guards is left: s gave up its lease before the RELEASE left, and every
+// older leader's lease ran out before s won e. A RELEASE of any other
+// leader or epoch is stale (a later acknowledgement re-armed the barrier)
+// and is ignored. docs/bully.md has the argument.
+func (m *machine) released(s election.NodeID, e uint64) {
+	if s == election.None || m.acked != s || m.ackedEpoch != e {
+		return
+	}
+	follows := m.phase == following && m.leader == s
+	if !m.barrier && !follows {
+		return
+	}
+	m.barrier = false
+	if m.pledgeTo != election.None {
+		// The promised vote leaves now instead of when the barrier
+		// would have passed.
+		to := m.pledgeTo
+		m.send(to, election.Message{Type: TypeVote, Epoch: m.pledgeEpoch, Candidate: to, Seq: m.pledgeSeq})
+		m.pledgeTo = election.None
+		m.armBarrier(to, m.pledgeEpoch)
+		return
+	}
+	switch {
+	case follows:
+		// Its leader is gone. Wait a suspicion timeout for the
+		// candidate that displaced it, then campaign; a vote asked
+		// for meanwhile leaves at once.
+		m.phase, m.leader, m.leaderAlive = idle, election.None, false
+		m.setTimer(timerSuspect, m.cfg.Timing.Suspicion)
+	case m.phase == collecting:
+		m.countVotes() // its own vote counts now
+	}
 }
 
 // quorumClaim: COORDINATOR or HEARTBEAT from s in epoch e, round r.
@@ -697,7 +864,7 @@ func (m *machine) quorumClaim(s election.NodeID, e, r uint64) {
 		// A lower node leads; this node takes over with a newer
 		// epoch. It does not acknowledge: it lends no lease to s.
 		switch m.phase {
-		case probing, awaiting, collecting:
+		case probing, awaiting, prevoting, collecting:
 		case leading:
 			if e > m.epoch {
 				m.campaign()
@@ -717,15 +884,32 @@ func (m *machine) quorumClaim(s election.NodeID, e, r uint64) {
 	}
 	m.leaveLeading()
 	m.cancelTimer(timerAnswer)
+	m.cancelTimer(timerPrevote)
 	m.cancelTimer(timerVotes)
 	m.cancelTimer(timerCoordinator)
-	m.votes = nil
+	m.votes, m.grants, m.noMajority = nil, nil, false
 	m.pledgeTo = election.None // the epoch it was for is decided or superseded
 	if e > m.epoch {
 		m.epoch = e
 		m.persist()
 	}
 	m.phase, m.leader, m.leaderAlive = following, s, true
-	m.armBarrier(s)
+	m.armBarrier(s, e)
 	m.send(s, election.Message{Type: TypeHeartbeatAck, Epoch: e, Seq: r})
+}
+
+// maxEpoch is the largest epoch this machine takes or proposes: 2^53 − 1,
+// the largest integer a JSON number carries exactly. It is meant to be
+// election.MaxEpoch, which the wire will enforce; switch to it here.
+const maxEpoch uint64 = 1<<53 - 1
+
+// nextEpoch is the epoch after e. It saturates instead of wrapping: at
+// maxEpoch (or beyond it, from a message nobody should have accepted) it
+// returns e itself, so no epoch ever goes down, and a cluster whose epochs
+// are used up elects nobody rather than reusing one.
+func nextEpoch(e uint64) uint64 {
+	if e >= maxEpoch {
+		return e
+	}
+	return e + 1
 }
