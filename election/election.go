@@ -47,12 +47,14 @@ const (
 // NextEpoch saturates at it, so epoch arithmetic never wraps.
 const MaxEpoch uint64 = 1<<53 - 1
 
-// NextEpoch is e + 1, or MaxEpoch when e is already there: the one place an
-// algorithm takes a newer epoch, so that no arithmetic on a received epoch
-// can wrap around to 0.
+// NextEpoch is the epoch after e: the one place an algorithm takes a newer
+// epoch. It saturates instead of wrapping: at MaxEpoch (or beyond it, from
+// a message nobody should have accepted) it returns e itself, so no epoch
+// ever goes down, and a cluster whose epochs are used up elects nobody
+// rather than reusing one.
 func NextEpoch(e uint64) uint64 {
 	if e >= MaxEpoch {
-		return MaxEpoch
+		return e
 	}
 	return e + 1
 }

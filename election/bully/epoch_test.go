@@ -10,10 +10,10 @@ import (
 
 func TestEpochArithmeticNeverWraps(t *testing.T) {
 	for _, c := range []struct{ e, want uint64 }{
-		{0, 1}, {41, 42}, {maxEpoch - 1, maxEpoch}, {maxEpoch, maxEpoch}, {math.MaxUint64, math.MaxUint64},
+		{0, 1}, {41, 42}, {election.MaxEpoch - 1, election.MaxEpoch}, {election.MaxEpoch, election.MaxEpoch}, {math.MaxUint64, math.MaxUint64},
 	} {
-		if got := nextEpoch(c.e); got != c.want {
-			t.Errorf("nextEpoch(%d) = %d, want %d", c.e, got, c.want)
+		if got := election.NextEpoch(c.e); got != c.want {
+			t.Errorf("election.NextEpoch(%d) = %d, want %d", c.e, got, c.want)
 		}
 	}
 	// A forged HEARTBEAT with the largest epoch there is, from a lower

@@ -349,7 +349,7 @@ func (m *machine) receive(msg election.Message) {
 		// would get the same answer); a refusal that shows a newer
 		// epoch does teach something.
 		answer := msg.Type == TypePrevoteAck && msg.Seq == round
-		if !answer || nextEpoch(max(m.epoch, m.seen)) > asked {
+		if !answer || election.NextEpoch(max(m.epoch, m.seen)) > asked {
 			m.reask = false
 			m.askPrevotes()
 		}
@@ -526,7 +526,7 @@ func leaseTimer(r uint64) string { return leasePrefix + strconv.FormatUint(r, 10
 func (m *machine) lead() {
 	m.cancelTimer(timerAnswer)
 	m.cancelTimer(timerSuspect)
-	m.setEpoch(nextEpoch(m.epoch))
+	m.setEpoch(election.NextEpoch(m.epoch))
 	m.phase = leading
 	m.announce()
 	m.setTimer(timerHeartbeat, m.cfg.Timing.Heartbeat)
@@ -545,7 +545,7 @@ func (m *machine) plainProbe(s election.NodeID, e uint64, seq uint64) {
 		if e > m.epoch {
 			// The asker knows a newer term than this leader's:
 			// take a newer one still and tell every lower ID.
-			m.setEpoch(nextEpoch(e))
+			m.setEpoch(election.NextEpoch(e))
 			m.announce()
 			return
 		}
@@ -576,7 +576,7 @@ func (m *machine) plainClaim(s election.NodeID, e uint64) {
 		m.setEpoch(e)
 		switch m.phase {
 		case leading:
-			m.setEpoch(nextEpoch(e))
+			m.setEpoch(election.NextEpoch(e))
 			m.announce()
 		case probing, awaiting:
 		default:
@@ -623,7 +623,7 @@ func (m *machine) prevote() {
 // askPrevotes sends PREVOTE for the epoch this node would campaign for to
 // every lower ID that has not granted it this round.
 func (m *machine) askPrevotes() {
-	m.asked = nextEpoch(max(m.epoch, m.seen))
+	m.asked = election.NextEpoch(max(m.epoch, m.seen))
 	for _, l := range m.lower {
 		if !m.grants[l] {
 			m.send(l, election.Message{Type: TypePrevote, Epoch: m.asked, Seq: m.round, Candidate: m.cfg.ID})
@@ -638,12 +638,12 @@ func (m *machine) countPrevotes() {
 		return
 	}
 	top := max(m.epoch, m.seen)
-	if nextEpoch(top) == top {
+	if election.NextEpoch(top) == top {
 		return // the epochs are used up: nothing left to win, safely
 	}
 	m.cancelTimer(timerPrevote)
 	m.grants, m.noMajority, m.reask = nil, false, false
-	m.candEpoch = nextEpoch(top)
+	m.candEpoch = election.NextEpoch(top)
 	m.seen = m.candEpoch
 	m.collect()
 }
@@ -896,20 +896,4 @@ func (m *machine) quorumClaim(s election.NodeID, e, r uint64) {
 	m.phase, m.leader, m.leaderAlive = following, s, true
 	m.armBarrier(s, e)
 	m.send(s, election.Message{Type: TypeHeartbeatAck, Epoch: e, Seq: r})
-}
-
-// maxEpoch is the largest epoch this machine takes or proposes: 2^53 − 1,
-// the largest integer a JSON number carries exactly. It is meant to be
-// election.MaxEpoch, which the wire will enforce; switch to it here.
-const maxEpoch uint64 = 1<<53 - 1
-
-// nextEpoch is the epoch after e. It saturates instead of wrapping: at
-// maxEpoch (or beyond it, from a message nobody should have accepted) it
-// returns e itself, so no epoch ever goes down, and a cluster whose epochs
-// are used up elects nobody rather than reusing one.
-func nextEpoch(e uint64) uint64 {
-	if e >= maxEpoch {
-		return e
-	}
-	return e + 1
 }
