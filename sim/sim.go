@@ -109,6 +109,7 @@ type Sim struct {
 	gen   uint64
 
 	nodes []*node
+	ring  *election.Membership
 	index map[election.NodeID]int32
 	// dense maps an ID to its node index when IDs are small (the usual
 	// 1..n), sparing a map lookup per message; -1 marks a non-member.
@@ -174,7 +175,14 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 	}
 	// Validate the membership once here, with a fake Rand, rather than
 	// leaving it to n machines.
-	probe := election.Config{ID: opts.Members[0], Members: opts.Members, Quorum: opts.Quorum, Timing: s.timing, Rand: s.net}
+	// The one Membership every machine shares: no machine copies or
+	// re-validates the member list.
+	ring, err := election.NewMembership(opts.Members)
+	if err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	s.ring = ring
+	probe := election.Config{ID: opts.Members[0], Membership: ring, Quorum: opts.Quorum, Timing: s.timing, Rand: s.net}
 	if err := probe.Validate(); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
@@ -220,12 +228,13 @@ func (s *Sim) Err() error { return s.sinkErr }
 func (s *Sim) build(n *node) error {
 	n.boot++
 	cfg := election.Config{
-		ID:      n.id,
-		Members: s.opts.Members, // shared: machines must not modify it
-		Quorum:  s.opts.Quorum,
-		Timing:  s.timing,
-		Rand:    rand.New(rand.NewPCG(uint64(s.opts.Seed), uint64(n.id)<<24|uint64(n.boot))),
-		Durable: n.durable,
+		ID:         n.id,
+		Members:    s.opts.Members, // shared: machines must not modify it
+		Membership: s.ring,
+		Quorum:     s.opts.Quorum,
+		Timing:     s.timing,
+		Rand:       rand.New(rand.NewPCG(uint64(s.opts.Seed), uint64(n.id)<<24|uint64(n.boot))),
+		Durable:    n.durable,
 	}
 	m, err := s.alg.New(cfg)
 	if err != nil {

@@ -19,6 +19,7 @@
 package ringnet
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -175,6 +176,12 @@ type Core struct {
 // NewCore validates cfg and builds the shared part of a ring machine.
 func NewCore(cfg election.Config, opts Options, alg Algorithm) (*Core, error) {
 	cfg.Timing = cfg.Timing.WithDefaults()
+	// The member list and its lookups are shared (cfg.Membership), never
+	// copied: a simulated ring of a million nodes holds one.
+	cfg, err := cfg.WithRing()
+	if err != nil {
+		return nil, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -585,8 +592,17 @@ func (c *Core) watch() {
 	if c.role != election.Candidate {
 		return
 	}
-	for _, id := range c.cfg.Members {
-		if c.dead[id] {
+	if len(c.dead) > 0 {
+		// In ring order, as the members are listed; the dead are few,
+		// the members may be a million.
+		dead := make([]election.NodeID, 0, len(c.dead))
+		for id, d := range c.dead {
+			if d {
+				dead = append(dead, id)
+			}
+		}
+		slices.SortFunc(dead, func(a, b election.NodeID) int { return c.cfg.Index(a) - c.cfg.Index(b) })
+		for _, id := range dead {
 			c.ping(id, false)
 		}
 	}

@@ -27,7 +27,6 @@
 package variabletime
 
 import (
-	"slices"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
@@ -85,10 +84,10 @@ func New(cfg election.Config) (election.Machine, error) {
 		return nil, err
 	}
 	m.Core = core
-	desc := slices.Clone(cfg.Members)
-	slices.Sort(desc)
-	slices.Reverse(desc)
-	m.rank = slices.Index(desc, cfg.ID)
+	// rank counts the members above this one, from the shared sorted
+	// list (Config() has the membership NewCore filled in).
+	ring := core.Config().Membership
+	m.rank = ring.Len() - 1 - ring.Rank(cfg.ID)
 	m.round = t.Answer
 	return m, nil
 }
