@@ -313,6 +313,18 @@ type Config struct {
 	// simulator) sets it so that no machine copies or re-validates the
 	// member list; without it each machine builds its own.
 	Membership *Membership
+	// FaultFree promises a run in which nothing fails: no crash, pause,
+	// cut, loss or delay beyond the network's own. The machine then runs
+	// no failure detector: it sends no heartbeats, pings or per-hop
+	// acknowledgements and suspects nobody, so that a run counts the
+	// election's own messages only (the simulator's complexity runs,
+	// without --heartbeats). Never set it where anything can fail: a
+	// crashed leader would never be replaced.
+	FaultFree bool
+	// Effects, when set, is where the slices Step returns come from,
+	// shared by every machine the runtime steps from one goroutine (see
+	// EffectBuffer). Nil: each step allocates its own.
+	Effects *EffectBuffer
 }
 
 // Ring returns the shared Membership, or builds one from Members (O(n):

@@ -72,8 +72,8 @@ func HopSum(ids []election.NodeID) int {
 }
 
 type machine struct {
-	*ringnet.Core
-	participant bool
+	ringnet.Core // by value: one allocation per node, not two
+	participant  bool
 	// forwarded guards against a message whose owner was skipped as dead
 	// going round for ever: a node passes each candidate on at most once
 	// per epoch, which a fault-free run never needs to repeat. A set of
@@ -93,7 +93,7 @@ func New(cfg election.Config) (election.Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Core = core
+	m.Core = *core
 	return m, nil
 }
 
@@ -108,8 +108,8 @@ func (m *machine) Initiate() {
 }
 
 func (m *machine) send(c election.NodeID) {
-	if !m.forwarded.Add(c) {
-		return
+	if !m.FaultFree() && !m.forwarded.Add(c) {
+		return // nothing fails, so nothing circles: no guard to keep
 	}
 	m.Forward(election.Clockwise, election.Message{Type: TypeElection, Candidate: c})
 }

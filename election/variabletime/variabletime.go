@@ -62,9 +62,9 @@ func Formula(ids []election.NodeID) election.Formula {
 }
 
 type machine struct {
-	*ringnet.Core
-	rank  int           // 0 for the highest configured ID
-	round time.Duration // one synchronous round
+	ringnet.Core               // by value: one allocation per node, not two
+	rank         int           // 0 for the highest configured ID
+	round        time.Duration // one synchronous round
 	// relayed is the token this node last passed on in this epoch. The
 	// leader's first heartbeat may overtake its token on a slow ring;
 	// the node then knows the leader but must still pass the token on.
@@ -83,7 +83,7 @@ func New(cfg election.Config) (election.Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Core = core
+	m.Core = *core
 	// rank counts the members above this one, from the shared sorted
 	// list (Config() has the membership NewCore filled in).
 	ring := core.Config().Membership
