@@ -75,8 +75,9 @@ test: vet ## the whole test suite, race detector on, container chaos tests inclu
 fuzz: ## fuzz the wire decoder for 60 s
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./wire/
 
-bench: ## benchmarks (election speed, explorer throughput)
+bench: build ## benchmarks (election speed, explorer throughput), then the explorer's schedules/s and × real time
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	./$(BIN) sim explore --algorithm bully --n 5 --quorum majority --schedules 10000 --seed 1 | head -2
 
 clean: ## remove everything any ringleader run left behind (containers, networks, images) and bin/
 	-@test -x $(BIN) || $(MAKE) build

@@ -327,28 +327,65 @@ type Config struct {
 	// Durable is what the machine persisted before a crash (zero on a
 	// first start).
 	Durable Durable
+	// Membership, when set, is Members validated once with its lookups,
+	// shared read-only by every machine of the cluster (Members may then
+	// be left empty). A runtime that builds many machines (the
+	// simulator) sets it so that no machine copies or re-validates the
+	// member list; without it each machine builds its own.
+	Membership *Membership
+	// FaultFree promises a run in which nothing fails: no crash, pause,
+	// cut, loss or delay beyond the network's own. The machine then runs
+	// no failure detector: it sends no heartbeats, pings or per-hop
+	// acknowledgements and suspects nobody, so that a run counts the
+	// election's own messages only (the simulator's complexity runs,
+	// without --heartbeats). Never set it where anything can fail: a
+	// crashed leader would never be replaced.
+	FaultFree bool
+	// Effects, when set, is where the slices Step returns come from,
+	// shared by every machine the runtime steps from one goroutine (see
+	// EffectBuffer). Nil: each step allocates its own.
+	Effects *EffectBuffer
 }
 
-// Validate checks the parts of a Config every algorithm relies on.
+// Ring returns the shared Membership, or builds one from Members (O(n):
+// callers that build many machines set Config.Membership instead).
+func (c Config) Ring() (*Membership, error) {
+	if c.Membership != nil {
+		return c.Membership, nil
+	}
+	m, err := NewMembership(c.Members)
+	if err != nil {
+		return nil, fmt.Errorf("node %d: %w", c.ID, err)
+	}
+	return m, nil
+}
+
+// WithRing returns c with Membership set (built from Members when nil)
+// and Members its member list.
+func (c Config) WithRing() (Config, error) {
+	r, err := c.Ring()
+	if err != nil {
+		return c, err
+	}
+	c.Membership, c.Members = r, r.Members()
+	return c, nil
+}
+
+// Validate checks the parts of a Config every algorithm relies on. With
+// a shared Membership it costs O(1); without one, O(n).
 func (c Config) Validate() error {
 	if c.ID <= 0 {
 		return fmt.Errorf("node ID %d: IDs must be positive", c.ID)
 	}
-	if len(c.Members) == 0 {
-		return fmt.Errorf("node %d: empty membership", c.ID)
+	r, err := c.Ring()
+	if err != nil {
+		return err
 	}
-	seen := make(map[NodeID]bool, len(c.Members))
-	for _, m := range c.Members {
-		if m <= 0 {
-			return fmt.Errorf("membership %v: ID %d is not positive", c.Members, m)
-		}
-		if seen[m] {
-			return fmt.Errorf("membership %v: ID %d appears twice", c.Members, m)
-		}
-		seen[m] = true
+	if c.Membership != nil && len(c.Members) != 0 && len(c.Members) != r.Len() {
+		return fmt.Errorf("node %d: Members (%d IDs) is not the shared Membership (%d IDs)", c.ID, len(c.Members), r.Len())
 	}
-	if !seen[c.ID] {
-		return fmt.Errorf("node %d is not in the membership %v", c.ID, c.Members)
+	if r.Index(c.ID) < 0 {
+		return fmt.Errorf("node %d is not in the membership %s", c.ID, shortIDs(r.Members()))
 	}
 	switch c.Quorum {
 	case NoQuorum, Majority:
@@ -361,8 +398,14 @@ func (c Config) Validate() error {
 	return c.Timing.Validate()
 }
 
-// Index returns the position of id in Members, or -1.
-func (c Config) Index(id NodeID) int { return slices.Index(c.Members, id) }
+// Index returns the position of id in Members, or -1 (O(1) with a shared
+// Membership, O(n) without).
+func (c Config) Index(id NodeID) int {
+	if c.Membership != nil {
+		return c.Membership.Index(id)
+	}
+	return slices.Index(c.Members, id)
+}
 
 // Successor returns the member after id on the ring (wrapping).
 func (c Config) Successor(id NodeID) NodeID {

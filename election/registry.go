@@ -149,7 +149,11 @@ func New(name string, cfg Config) (Machine, error) {
 		return nil, err
 	}
 	cfg.Timing = cfg.Timing.WithDefaults()
-	if err := cfg.Validate(); err != nil {
+	cfg, err = cfg.WithRing()
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return a.New(cfg)

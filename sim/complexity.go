@@ -87,15 +87,38 @@ type Complexity struct {
 }
 
 // RunComplexity runs one fault-free election of ids (ring order) and
-// counts its messages. opts.Algorithm must be set; Members is replaced by ids.
+// counts its messages, within the default Limits. opts.Algorithm must be
+// set; Members is replaced by ids. Nothing is recorded but the counts: the
+// simulator runs without a history sink.
 func RunComplexity(opts Options, ids []election.NodeID) (Complexity, error) {
+	return RunComplexityWithin(opts, ids, Limits{})
+}
+
+// RunComplexityWithin is RunComplexity bounded by lim. A run that reaches
+// a cap still electing returns the counts so far (Quiet false) and a
+// *CapError naming the cap.
+func RunComplexityWithin(opts Options, ids []election.NodeID, lim Limits) (Complexity, error) {
+	if lim.MaxTime <= 0 {
+		lim.MaxTime = DefaultMaxTime
+	}
+	if lim.MaxMessages == 0 {
+		lim.MaxMessages = DefaultMaxMessages
+	}
+	if lim.ProgressEvery <= 0 {
+		lim.ProgressEvery = 2 * time.Second
+	}
+	w := &watch{lim: lim, start: time.Now()}
+	w.last = w.start
 	opts.Members = ids
 	s, err := New(opts, nil)
 	if err != nil {
 		return Complexity{}, err
 	}
 	s.Start()
-	quiet := s.RunUntilQuiet(24 * time.Hour)
+	quiet, capped := s.runUntilQuiet(lim.MaxTime, w)
+	if !quiet && capped == nil {
+		capped = &CapError{Cap: "time", Limit: int64(lim.MaxTime), At: w.progress(s)}
+	}
 	c := s.Counts()
 	out := Complexity{
 		Algorithm: s.alg.Name, N: len(ids), IDs: ids,
@@ -110,6 +133,9 @@ func RunComplexity(opts Options, ids []election.NodeID) (Complexity, error) {
 		out.Formula = &f
 		ok := float64(c.Election) == f.Value || !f.Exact && float64(c.Election) <= f.Value
 		out.MatchesFormula = &ok
+	}
+	if capped != nil {
+		return out, capped
 	}
 	return out, nil
 }
@@ -128,4 +154,74 @@ func (s *Sim) agreedLeader() (election.NodeID, bool) {
 		l = v
 	}
 	return l, l != election.None
+}
+
+// Limits bound a complexity run and let it report progress.
+type Limits struct {
+	// MaxTime caps virtual time; zero: DefaultMaxTime.
+	MaxTime time.Duration
+	// MaxMessages caps the messages sent (every class); zero:
+	// DefaultMaxMessages, negative: no cap.
+	MaxMessages int
+	// Progress, when set, is called about every ProgressEvery of wall
+	// time while the run goes on (not at all for a run shorter than
+	// that).
+	Progress func(Progress)
+	// ProgressEvery is the wall time between Progress calls; zero: 2 s.
+	ProgressEvery time.Duration
+}
+
+// The default caps: a day of virtual time, and a billion messages (a
+// couple of minutes of simulation on one core).
+const (
+	DefaultMaxTime     = 24 * time.Hour
+	DefaultMaxMessages = 1_000_000_000
+)
+
+// Progress is a running simulation's state, for a progress line.
+type Progress struct {
+	Virtual   time.Duration // virtual time so far
+	Sent      int           // messages sent
+	Delivered int           // messages delivered
+	Elapsed   time.Duration // wall time since the run started
+}
+
+// CapError says which cap stopped a run.
+type CapError struct {
+	// Cap is "time" (Limits.MaxTime) or "messages" (Limits.MaxMessages).
+	Cap   string
+	Limit int64
+	// At is where the run stood.
+	At Progress
+}
+
+func (e *CapError) Error() string {
+	if e.Cap == "time" {
+		return fmt.Sprintf("stopped at the virtual-time cap of %v with the election still running (%d messages sent)", time.Duration(e.Limit), e.At.Sent)
+	}
+	return fmt.Sprintf("stopped at the cap of %d messages, at %v of virtual time, with the election still running", e.Limit, e.At.Virtual)
+}
+
+// watch carries Limits through a run.
+type watch struct {
+	lim   Limits
+	start time.Time
+	last  time.Time
+}
+
+func (w *watch) progress(s *Sim) Progress {
+	return Progress{Virtual: s.now, Sent: s.counts.Total(), Delivered: s.counts.Delivered, Elapsed: time.Since(w.start)}
+}
+
+func (w *watch) check(s *Sim) error {
+	if w.lim.MaxMessages > 0 && s.counts.Total() >= w.lim.MaxMessages {
+		return &CapError{Cap: "messages", Limit: int64(w.lim.MaxMessages), At: w.progress(s)}
+	}
+	if w.lim.Progress != nil {
+		if now := time.Now(); now.Sub(w.last) >= w.lim.ProgressEvery {
+			w.last = now
+			w.lim.Progress(w.progress(s))
+		}
+	}
+	return nil
 }

@@ -40,6 +40,9 @@ func (s *Sim) emitFault(f chaos.Fault, target string, p history.FaultPhase, note
 }
 
 func (s *Sim) decide(f chaos.Fault) (chaos.Outcome, error) {
+	if s.opts.FaultFree {
+		return chaos.Outcome{}, fmt.Errorf("the cluster runs fault-free (Options.FaultFree): its machines detect no failures")
+	}
 	switch f.Op {
 	case chaos.Kill, chaos.Stop, chaos.Restart, chaos.Pause, chaos.Resume:
 		// The network may be shaped before the nodes boot; the nodes
@@ -152,11 +155,13 @@ func (s *Sim) carryOut(f chaos.Fault) error {
 	case chaos.Loss:
 		for _, n := range ns {
 			n.loss = f.Loss
+			s.perNode = true
 			s.markDegraded(n)
 		}
 	case chaos.Delay:
 		for _, n := range ns {
 			n.delay, n.jitter = f.Delay, f.Jitter
+			s.perNode = true
 			s.markDegraded(n)
 		}
 		s.trackFIFO = true

@@ -40,32 +40,67 @@ type event struct {
 	msg   election.Message
 }
 
-// eventQueue is a binary min-heap ordered by (at, seq). The heap holds
-// small keys; the events themselves sit in a slab with a free list, so a
-// sift moves 24 bytes rather than a whole message, and a run of a million
-// messages reuses the same few slots instead of allocating.
+// eventQueue orders events by (at, seq). Most events are messages
+// scheduled a constant delay ahead: their times never go down, so they
+// join a FIFO lane in O(1). Everything else (timers, hints, messages with
+// varying delays that would land before the lane's last event) goes to a
+// binary min-heap. pop takes the earlier of the two heads, so the order is
+// exactly (at, seq) whichever way an event came in. The lane is what makes
+// a million-node election linear: a heap of a million messages costs
+// twenty cache-missing levels per pop.
 type eventQueue struct {
 	heap []qkey
 	slab []event
 	free []int32
+	// lane holds events in (at, seq) order from lane[head] on.
+	lane []event
+	head int
 }
 
+// The heap holds small keys; the events themselves sit in a slab with a
+// free list, so a sift moves 24 bytes rather than a whole message, and a
+// run of a million messages reuses the same few slots instead of
+// allocating.
 type qkey struct {
 	at   time.Duration
 	seq  uint64
 	slot int32
 }
 
-func (q *eventQueue) len() int { return len(q.heap) }
+func (q *eventQueue) len() int { return len(q.heap) + len(q.lane) - q.head }
 
 // next is the time of the earliest event; only valid when len() > 0.
-func (q *eventQueue) next() time.Duration { return q.heap[0].at }
+func (q *eventQueue) next() time.Duration {
+	if q.head < len(q.lane) && (len(q.heap) == 0 || q.lane[q.head].at <= q.heap[0].at) {
+		return q.lane[q.head].at
+	}
+	return q.heap[0].at
+}
 
 func less(a, b qkey) bool {
 	if a.at != b.at {
 		return a.at < b.at
 	}
 	return a.seq < b.seq
+}
+
+// pushLane queues a message event: on the lane when it keeps the lane in
+// order (it is no earlier than the lane's last event; its seq is the
+// newest), else on the heap.
+func (q *eventQueue) pushLane(e event) {
+	if q.head == len(q.lane) || q.lane[len(q.lane)-1].at <= e.at {
+		if q.head == len(q.lane) {
+			q.lane, q.head = q.lane[:0], 0
+		} else if q.head >= 4096 && q.head*2 >= len(q.lane) {
+			// Move the live part down rather than grow for ever.
+			n := copy(q.lane, q.lane[q.head:])
+			clear(q.lane[n:])
+			q.lane, q.head = q.lane[:n], 0
+		}
+		q.lane = append(q.lane, e)
+		return
+	}
+	q.push(e)
 }
 
 func (q *eventQueue) push(e event) {
@@ -94,6 +129,15 @@ func (q *eventQueue) push(e event) {
 }
 
 func (q *eventQueue) pop() event {
+	if q.head < len(q.lane) {
+		l := &q.lane[q.head]
+		if len(q.heap) == 0 || less(qkey{at: l.at, seq: l.seq}, q.heap[0]) {
+			e := *l
+			*l = event{} // let the message's Members be collected
+			q.head++
+			return e
+		}
+	}
 	h := q.heap
 	top := h[0]
 	last := h[len(h)-1]

@@ -52,6 +52,11 @@ type Options struct {
 	// Hints models the runtime's failure hints; the zero value is
 	// DefaultHints.
 	Hints Hints
+	// FaultFree builds every machine with election.Config.FaultFree: no
+	// failure detector (heartbeats, pings, hop acknowledgements), so a
+	// fault-free run sends the election's own messages only. Faults are
+	// refused, and Loss must be zero: nothing may fail.
+	FaultFree bool
 }
 
 // Counts are messages sent, by type and class. A broadcast counts once per
@@ -74,6 +79,7 @@ func (c Counts) Total() int { return c.Election + c.Announce + c.Maintenance }
 
 type node struct {
 	id      election.NodeID
+	idx     int32 // index in Sim.nodes
 	m       election.Machine
 	up      bool
 	paused  bool
@@ -81,8 +87,8 @@ type node struct {
 	bootID  string
 	seq     uint64
 	durable election.Durable
-	timers  map[string]uint64 // armed timer name -> generation
-	held    []event           // what arrived while paused, in order
+	timers  armed   // armed timers and their generations
+	held    []event // what arrived while paused, in order
 	// Per-node network faults (chaos Loss and Delay).
 	loss          float64
 	delay, jitter time.Duration
@@ -92,6 +98,48 @@ type node struct {
 	// routesLost lists the peers (indices) whose routes to this node timed
 	// out while it was paused: it hears of each when it thaws (hints.go).
 	routesLost []int32
+}
+
+// armed lists a node's armed timers by name with their generation. A
+// node has a handful armed at a time, so a list searched in full beats a
+// map, and a million nodes do not each hold one.
+type armed []armedTimer
+
+type armedTimer struct {
+	name string
+	gen  uint64
+}
+
+// gen is the armed generation of the named timer, 0 if it is not armed.
+func (a armed) gen(name string) uint64 {
+	for _, t := range a {
+		if t.name == name {
+			return t.gen
+		}
+	}
+	return 0
+}
+
+func (a *armed) arm(name string, gen uint64) {
+	for i := range *a {
+		if (*a)[i].name == name {
+			(*a)[i].gen = gen
+			return
+		}
+	}
+	*a = append(*a, armedTimer{name, gen})
+}
+
+func (a *armed) disarm(name string) {
+	for i, t := range *a {
+		if t.name == name {
+			last := len(*a) - 1
+			(*a)[i] = (*a)[last]
+			(*a)[last] = armedTimer{}
+			*a = (*a)[:last]
+			return
+		}
+	}
 }
 
 // Sim is one simulated cluster. It is not safe for concurrent use: the
@@ -109,7 +157,11 @@ type Sim struct {
 	gen   uint64
 
 	nodes []*node
-	index map[election.NodeID]int32
+	ring  *election.Membership
+	// effects is the buffer every machine's Step returns its effects in:
+	// step is done with them before it steps any machine again.
+	effects election.EffectBuffer
+	index   map[election.NodeID]int32
 	// dense maps an ID to its node index when IDs are small (the usual
 	// 1..n), sparing a map lookup per message; -1 marks a non-member.
 	dense []int32
@@ -122,9 +174,15 @@ type Sim struct {
 	// for every message FIFO holds by itself (equal delays, ties broken
 	// by scheduling order), so tracking starts only once delays can
 	// differ: a non-constant distribution or a delay fault.
-	linkLast  map[uint64]time.Duration
-	trackFIFO bool
+	linkLast map[uint64]time.Duration
+	// linkLastDense is linkLast for small clusters (the explorer's), by
+	// from·n+to: a slice index rather than a map write per message.
+	linkLastDense []time.Duration
+	trackFIFO     bool
 
+	// perNode: some node has had a loss or delay fault (Node.loss,
+	// delay, jitter may be set).
+	perNode      bool
 	started      bool
 	heals        uint64 // heals so far: a cut's hint is void after one
 	state        chaos.State
@@ -154,6 +212,9 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 	if opts.Loss < 0 || opts.Loss > 1 {
 		return nil, fmt.Errorf("sim: loss %v must be between 0 and 1", opts.Loss)
 	}
+	if opts.FaultFree && opts.Loss > 0 {
+		return nil, fmt.Errorf("sim: loss %v in a fault-free run: with no failure detector a lost message is never replaced", opts.Loss)
+	}
 	s := &Sim{
 		alg:      alg,
 		opts:     opts,
@@ -163,22 +224,33 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 		net:      rand.New(rand.NewPCG(uint64(opts.Seed), 0x6e6574)), // "net"
 		linkLast: map[uint64]time.Duration{},
 		state: chaos.State{
-			Views:    map[election.NodeID]election.View{},
-			Up:       map[election.NodeID]bool{},
+			Views:    make(map[election.NodeID]election.View, len(opts.Members)),
+			Up:       make(map[election.NodeID]bool, len(opts.Members)),
 			Paused:   map[election.NodeID]bool{},
 			Cut:      map[[2]election.NodeID]bool{},
 			Degraded: map[election.NodeID]bool{},
 		},
 		counts:    Counts{},
 		trackFIFO: opts.Delay.Kind != DistConstant,
+		effects:   election.EffectBuffer{Reuse: true},
 	}
 	// Validate the membership once here, with a fake Rand, rather than
 	// leaving it to n machines.
-	probe := election.Config{ID: opts.Members[0], Members: opts.Members, Quorum: opts.Quorum, Timing: s.timing, Rand: s.net}
+	// The one Membership every machine shares: no machine copies or
+	// re-validates the member list.
+	ring, err := election.NewMembership(opts.Members)
+	if err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	s.ring = ring
+	probe := election.Config{ID: opts.Members[0], Membership: ring, Quorum: opts.Quorum, Timing: s.timing, Rand: s.net}
 	if err := probe.Validate(); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
 	s.nodes = make([]*node, len(opts.Members))
+	if len(opts.Members) <= 64 {
+		s.linkLastDense = make([]time.Duration, len(opts.Members)*len(opts.Members))
+	}
 	maxID := slices.Max(opts.Members)
 	if int(maxID) <= 4*len(opts.Members)+64 {
 		s.dense = make([]int32, maxID+1)
@@ -191,7 +263,7 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 		if s.dense != nil {
 			s.dense[id] = int32(i)
 		}
-		s.nodes[i] = &node{id: id}
+		s.nodes[i] = &node{id: id, idx: int32(i)}
 	}
 	// Machines are built now, not in Start, so that Start measures the
 	// election alone (building 10,000 machines is the algorithm's cost).
@@ -220,12 +292,15 @@ func (s *Sim) Err() error { return s.sinkErr }
 func (s *Sim) build(n *node) error {
 	n.boot++
 	cfg := election.Config{
-		ID:      n.id,
-		Members: s.opts.Members, // shared: machines must not modify it
-		Quorum:  s.opts.Quorum,
-		Timing:  s.timing,
-		Rand:    rand.New(rand.NewPCG(uint64(s.opts.Seed), uint64(n.id)<<24|uint64(n.boot))),
-		Durable: n.durable,
+		ID:         n.id,
+		Members:    s.opts.Members, // shared: machines must not modify it
+		Membership: s.ring,
+		Quorum:     s.opts.Quorum,
+		Timing:     s.timing,
+		Rand:       rand.New(rand.NewPCG(uint64(s.opts.Seed), uint64(n.id)<<24|uint64(n.boot))),
+		Durable:    n.durable,
+		FaultFree:  s.opts.FaultFree,
+		Effects:    &s.effects,
 	}
 	m, err := s.alg.New(cfg)
 	if err != nil {
@@ -234,7 +309,7 @@ func (s *Sim) build(n *node) error {
 	n.m = m
 	n.bootID = "sim-" + strconv.Itoa(int(n.id)) + "-" + strconv.Itoa(int(n.boot))
 	n.seq = 0
-	n.timers = map[string]uint64{}
+	n.timers = n.timers[:0]
 	n.held = nil
 	n.routesLost = nil // a new process has no stale routes
 	return nil
@@ -333,9 +408,17 @@ func (s *Sim) QuietWindow() time.Duration { return 2 * (s.timing.Suspicion + s.t
 // it reports false if that did not come within max. Meant for fault-free
 // runs: heartbeats (maintenance) do not count as activity.
 func (s *Sim) RunUntilQuiet(max time.Duration) bool {
+	quiet, _ := s.runUntilQuiet(max, nil)
+	return quiet
+}
+
+// runUntilQuiet is RunUntilQuiet, watched by w when it is not nil: w's
+// progress is reported and its message cap enforced every few thousand
+// events (a cap reached is the error).
+func (s *Sim) runUntilQuiet(max time.Duration, w *watch) (bool, error) {
 	end := s.now + max
 	window := s.QuietWindow()
-	for {
+	for k := uint32(0); ; k++ {
 		if s.inflight == 0 {
 			quietAt := s.lastActivity + window
 			if quietAt < s.now {
@@ -344,20 +427,25 @@ func (s *Sim) RunUntilQuiet(max time.Duration) bool {
 			if s.queue.len() == 0 || s.queue.next() > quietAt {
 				if quietAt > end {
 					s.now = end
-					return false
+					return false, nil
 				}
 				// Run what is due by then (nothing that matters) so
 				// the clock does not move backwards later.
 				s.now = quietAt
-				return true
+				return true, nil
 			}
 		}
 		if s.queue.len() == 0 {
-			return true
+			return true, nil
 		}
 		if s.queue.next() > end {
 			s.now = end
-			return false
+			return false, nil
+		}
+		if w != nil && k%4096 == 0 {
+			if err := w.check(s); err != nil {
+				return false, err
+			}
 		}
 		s.process(s.queue.pop())
 	}
@@ -409,14 +497,14 @@ func (s *Sim) process(e event) {
 		s.hintDelivered(e)
 		s.step(n, election.Event{Kind: election.EventPeerDown, Peer: s.nodes[e.from].id})
 	case evTimer:
-		if !n.up || n.boot != e.boot || n.timers[e.timer] != e.gen {
+		if !n.up || n.boot != e.boot || n.timers.gen(e.timer) != e.gen {
 			return // disarmed, replaced or its node died
 		}
 		if n.paused {
 			n.held = append(n.held, e)
 			return
 		}
-		delete(n.timers, e.timer)
+		n.timers.disarm(e.timer)
 		s.step(n, election.Event{Kind: election.EventTimer, Timer: e.timer})
 	}
 }
@@ -486,11 +574,10 @@ func (s *Sim) step(n *node, ev election.Event) {
 			}
 		case election.EffectSetTimer:
 			s.gen++
-			n.timers[e.Timer] = s.gen
-			ni, _ := s.lookupIndex(n.id)
-			s.schedule(event{at: s.now + e.After, kind: evTimer, node: ni, boot: n.boot, gen: s.gen, timer: e.Timer})
+			n.timers.arm(e.Timer, s.gen)
+			s.schedule(event{at: s.now + e.After, kind: evTimer, node: n.idx, boot: n.boot, gen: s.gen, timer: e.Timer})
 		case election.EffectCancelTimer:
-			delete(n.timers, e.Timer)
+			n.timers.disarm(e.Timer)
 		case election.EffectView:
 			// Every view effect is recorded, repeats included:
 			// the history is what the machine said.
@@ -533,8 +620,15 @@ func (s *Sim) send(from *node, m election.Message) {
 		s.counts.Lost++
 		return
 	}
-	to := s.nodes[ti]
-	p := max(s.opts.Loss, from.loss, to.loss)
+	// The recipient's own loss and delay are looked at only once some
+	// node has had any: a million-node ring need not touch the
+	// recipient's memory twice per message.
+	var to *node
+	p := s.opts.Loss
+	if s.perNode {
+		to = s.nodes[ti]
+		p = max(p, from.loss, to.loss)
+	}
 	if p > 0 && s.net.Float64() < p {
 		s.counts.Lost++
 		return
@@ -543,22 +637,32 @@ func (s *Sim) send(from *node, m election.Message) {
 		s.counts.Lost++
 		return
 	}
-	d := s.opts.Delay.Sample(s.net) + s.extraDelay(from) + s.extraDelay(to)
+	d := s.opts.Delay.Sample(s.net)
+	if s.perNode {
+		d += s.extraDelay(from) + s.extraDelay(to)
+	}
 	at := s.now + d
-	fi, _ := s.lookupIndex(from.id)
+	fi := from.idx
 	if s.trackFIFO {
-		link := uint64(fi)<<32 | uint64(ti)
-		if last, ok := s.linkLast[link]; ok && last > at {
-			at = last // FIFO: never overtake the previous message on this link
+		if s.linkLastDense != nil {
+			l := int(fi)*len(s.nodes) + int(ti)
+			at = max(at, s.linkLastDense[l]) // FIFO: never overtake the previous message on this link
+			s.linkLastDense[l] = at
+		} else {
+			link := uint64(fi)<<32 | uint64(ti)
+			if last, ok := s.linkLast[link]; ok && last > at {
+				at = last // FIFO: never overtake the previous message on this link
+			}
+			s.linkLast[link] = at
 		}
-		s.linkLast[link] = at
 	}
 	counted := class != classMaintenance
 	if counted {
 		s.inflight++
 		s.lastActivity = s.now
 	}
-	s.schedule(event{at: at, kind: evDeliver, node: ti, from: fi, counted: counted, msg: m})
+	s.seq++
+	s.queue.pushLane(event{at: at, seq: s.seq, kind: evDeliver, node: ti, from: fi, counted: counted, msg: m})
 }
 
 func (s *Sim) extraDelay(n *node) time.Duration {

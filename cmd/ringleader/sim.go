@@ -28,12 +28,15 @@ func init() {
 	}
 }
 
-const simUsage = `Usage: ringleader sim complexity --algorithm A --n N [--ids 3,1,4,... | --arrangement best|worst|random --seed S] [--json]
+const simUsage = `Usage: ringleader sim complexity --algorithm A --n N [--ids 3,1,4,... | --arrangement best|worst|random --seed S] [--json] [--heartbeats] [--max-time D] [--max-messages M]
        ringleader sim explore --algorithm A --n N --schedules K --seed S [--quorum majority] [--json] [--shrink [--save DIR]]
 
 complexity: one fault-free election, every node starting at once, run until
   quiet; prints the election messages against the published formula. --n
-  takes a list (--n 4,8,16) for one row per size.
+  takes a list (--n 4,8,16) for one row per size. Nothing fails, so no
+  failure detector runs unless --heartbeats asks for it; a run that passes
+  --max-time of virtual time or --max-messages stops with an error, and a
+  run longer than two seconds prints progress on stderr.
 explore: K random fault schedules (crashes, pauses, partitions, one-way and
   non-transitive cuts, loss, delay), each ending with a heal and a quiet
   period, judged by the checkers the algorithm claims. Exit status 1 when a
@@ -127,11 +130,20 @@ func runSimComplexity(args []string, stdout, stderr io.Writer) int {
 	delay := fs.String("delay", "1ms", "message delay: 2ms, uniform:1ms-5ms or exp:1ms-3ms")
 	quorum := fs.String("quorum", "", "quorum mode: majority or none")
 	asJSON := fs.Bool("json", false, "one JSON object per line instead of a table")
+	heartbeats := fs.Bool("heartbeats", false, "run the failure detector too (heartbeats, pings, hop acknowledgements), counted as maintenance; without it only the election's own messages are sent")
+	maxTime := fs.Duration("max-time", sim.DefaultMaxTime, "stop with an error when the election is still running after this much virtual time")
+	maxMessages := fs.Int("max-messages", sim.DefaultMaxMessages, "stop with an error when the election has sent this many messages (every class) and still runs; -1: no cap")
 	if status, done := parseFlags(fs, args, stderr); done {
 		return status
 	}
 	if fs.NArg() > 0 {
 		return badFlag(stderr, "complexity", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if *maxTime <= 0 {
+		return badFlag(stderr, "complexity", fmt.Errorf("--max-time %v: must be positive", *maxTime))
+	}
+	if *maxMessages == 0 || *maxMessages < -1 {
+		return badFlag(stderr, "complexity", fmt.Errorf("--max-messages %d: must be positive, or -1 for no cap", *maxMessages))
 	}
 	if *algName == "" {
 		return badFlag(stderr, "complexity", fmt.Errorf("--algorithm is required (known: %s)", knownAlgorithms()))
@@ -184,7 +196,20 @@ func runSimComplexity(args []string, stdout, stderr io.Writer) int {
 	var rows []sim.Complexity
 	status := 0
 	for _, ids := range rings {
-		c, err := sim.RunComplexity(sim.Options{Algorithm: alg.Name, Quorum: q, Seed: *seed, Delay: d}, ids)
+		lim := sim.Limits{MaxTime: *maxTime, MaxMessages: *maxMessages, Progress: func(p sim.Progress) {
+			fmt.Fprintf(stderr, "complexity: %s n=%d: %v of virtual time, %d messages sent, %d delivered, %.0fs elapsed\n",
+				alg.Name, len(ids), p.Virtual.Round(time.Millisecond), p.Sent, p.Delivered, p.Elapsed.Seconds())
+		}}
+		opts := sim.Options{Algorithm: alg.Name, Quorum: q, Seed: *seed, Delay: d, FaultFree: !*heartbeats}
+		c, err := sim.RunComplexityWithin(opts, ids, lim)
+		if capped, ok := err.(*sim.CapError); ok {
+			flag := "--max-messages"
+			if capped.Cap == "time" {
+				flag = "--max-time"
+			}
+			fmt.Fprintf(stderr, "ringleader sim complexity: %s n=%d: %v; raise the cap with %s\n", alg.Name, len(ids), capped, flag)
+			return 1
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "ringleader sim complexity: %v\n", err)
 			return 1
@@ -360,8 +385,9 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 			explore.Result
 			Seconds            float64          `json:"seconds"`
 			SchedulesPerSecond float64          `json:"schedules_per_second"`
+			SimulatedPerSecond float64          `json:"simulated_per_second"`
 			Shrunk             []explore.Shrunk `json:"shrunk,omitempty"`
-		}{res, elapsed.Seconds(), float64(res.Schedules) / elapsed.Seconds(), shrunk}
+		}{res, elapsed.Seconds(), float64(res.Schedules) / elapsed.Seconds(), res.SimulatedSeconds / elapsed.Seconds(), shrunk}
 		enc := json.NewEncoder(stdout)
 		if err := enc.Encode(out); err != nil {
 			fmt.Fprintf(stderr, "ringleader sim explore: %v\n", err)
@@ -456,6 +482,8 @@ func printExplore(w io.Writer, r explore.Result, elapsed time.Duration) {
 	}
 	fmt.Fprintf(w, "%s, %d nodes, %s: %d schedules from seed %d in %.2fs (%.0f/s)\n",
 		r.Algorithm, r.N, mode, r.Schedules, r.Seed, elapsed.Seconds(), float64(r.Schedules)/elapsed.Seconds())
+	fmt.Fprintf(w, "simulated %.0fs of cluster time in %.2fs: %.0f× real time\n",
+		r.SimulatedSeconds, elapsed.Seconds(), r.SimulatedSeconds/elapsed.Seconds())
 	fmt.Fprintf(w, "claimed checkers:\n")
 	for _, c := range r.SortedFailures() {
 		status := "pass"

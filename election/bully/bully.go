@@ -20,7 +20,6 @@ package bully
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
@@ -131,7 +130,11 @@ func Formula(ids []election.NodeID) election.Formula {
 // election.New does too) so that a direct caller gets the same errors.
 func New(cfg election.Config) (election.Machine, error) {
 	cfg.Timing = cfg.Timing.WithDefaults()
-	if err := cfg.Validate(); err != nil {
+	cfg, err := cfg.WithRing()
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("bully: %w", err)
 	}
 	m := &machine{
@@ -139,15 +142,11 @@ func New(cfg election.Config) (election.Machine, error) {
 		quorum: cfg.Quorum == election.Majority,
 		lease:  Lease(cfg.Timing),
 	}
-	sorted := slices.Sorted(slices.Values(cfg.Members))
-	for _, id := range sorted {
-		switch {
-		case id > cfg.ID:
-			m.higher = append(m.higher, id)
-		case id < cfg.ID:
-			m.lower = append(m.lower, id)
-		}
-	}
+	// higher and lower are windows on the shared ascending member list,
+	// not copies of it.
+	sorted := cfg.Membership.Sorted()
+	r := cfg.Membership.Rank(cfg.ID)
+	m.higher, m.lower = sorted[r+1:len(sorted):len(sorted)], sorted[:r:r]
 	return m, nil
 }
 

@@ -111,10 +111,18 @@ const (
 func (m *machine) View() election.View { return m.view }
 
 func (m *machine) Step(ev election.Event) []election.Effect {
-	if cap(m.slab) < slabMin {
+	shared := m.cfg.Effects != nil
+	switch {
+	case shared:
+		// The runtime's buffer, shared by every machine it steps (the
+		// simulator's allocates nothing): no slab per node.
+		m.out = m.cfg.Effects.Begin()
+	case cap(m.slab) < slabMin:
 		m.slab = make([]election.Effect, 0, slabSize)
+		fallthrough
+	default:
+		m.out = m.slab
 	}
-	m.out = m.slab
 	m.now = ev.Now
 	if m.quorum && m.phase == leading && m.hasLease && m.now > 0 && m.now >= m.leaseUntil {
 		// The lease ran out while this node could not run: a paused
@@ -134,6 +142,11 @@ func (m *machine) Step(ev election.Event) []election.Effect {
 		m.peerDown(ev.Peer)
 	}
 	m.publish()
+	if shared {
+		out := m.cfg.Effects.End(m.out)
+		m.out = nil
+		return out
+	}
 	out := m.out[:len(m.out):len(m.out)]
 	m.out = nil
 	if len(out) == 0 {
@@ -529,7 +542,9 @@ func (m *machine) lead() {
 	m.setEpoch(election.NextEpoch(m.epoch))
 	m.phase = leading
 	m.announce()
-	m.setTimer(timerHeartbeat, m.cfg.Timing.Heartbeat)
+	if !m.cfg.FaultFree { // nothing fails: no failure detector to feed
+		m.setTimer(timerHeartbeat, m.cfg.Timing.Heartbeat)
+	}
 }
 
 func (m *machine) announce() {
@@ -592,6 +607,10 @@ func (m *machine) plainClaim(s election.NodeID, e uint64) {
 	m.cancelTimer(timerCoordinator)
 	m.setEpoch(e)
 	m.phase, m.leader = following, s
+	if m.cfg.FaultFree {
+		m.cancelTimer(timerSuspect) // nothing fails: nobody to suspect
+		return
+	}
 	m.setTimer(timerSuspect, m.cfg.Timing.Suspicion)
 }
 

@@ -72,12 +72,14 @@ func HopSum(ids []election.NodeID) int {
 }
 
 type machine struct {
-	*ringnet.Core
-	participant bool
+	ringnet.Core // by value: one allocation per node, not two
+	participant  bool
 	// forwarded guards against a message whose owner was skipped as dead
 	// going round for ever: a node passes each candidate on at most once
-	// per epoch, which a fault-free run never needs to repeat.
-	forwarded map[election.NodeID]bool
+	// per epoch, which a fault-free run never needs to repeat. A set of
+	// runs, not a map: on a 10,000-node worst ring a node passes up to
+	// 10,000 candidates on, 50 million in all.
+	forwarded ringnet.IDSet
 }
 
 // New builds a Chang–Roberts node.
@@ -91,13 +93,13 @@ func New(cfg election.Config) (election.Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Core = core
+	m.Core = *core
 	return m, nil
 }
 
 func (m *machine) Reset() {
 	m.participant = false
-	m.forwarded = nil
+	m.forwarded.Clear()
 }
 
 func (m *machine) Initiate() {
@@ -106,13 +108,9 @@ func (m *machine) Initiate() {
 }
 
 func (m *machine) send(c election.NodeID) {
-	if m.forwarded == nil {
-		m.forwarded = map[election.NodeID]bool{}
+	if !m.FaultFree() && !m.forwarded.Add(c) {
+		return // nothing fails, so nothing circles: no guard to keep
 	}
-	if m.forwarded[c] {
-		return
-	}
-	m.forwarded[c] = true
 	m.Forward(election.Clockwise, election.Message{Type: TypeElection, Candidate: c})
 }
 

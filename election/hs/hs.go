@@ -52,9 +52,9 @@ func CeilLog2(n int) int {
 }
 
 type machine struct {
-	*ringnet.Core
-	awake bool
-	phase int
+	ringnet.Core // by value: one allocation per node, not two
+	awake        bool
+	phase        int
 	// replied records which of the phase's two probes (by the direction
 	// it was sent in) has been answered.
 	replied map[election.Dir]bool
@@ -74,7 +74,7 @@ func New(cfg election.Config) (election.Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Core = core
+	m.Core = *core
 	return m, nil
 }
 

@@ -22,7 +22,6 @@ package peterson
 
 import (
 	"cmp"
-	"maps"
 	"math/bits"
 	"slices"
 
@@ -69,21 +68,45 @@ func FloorLog2(n int) int {
 type key struct{ phase, hop int }
 
 type machine struct {
-	*ringnet.Core
-	awake  bool
-	active bool
-	tid    election.NodeID
-	ntid   election.NodeID
-	phase  int
-	step   int // 1: waiting for the phase's first message, 2: for its second
+	ringnet.Core // by value: one allocation per node, not two
+	awake        bool
+	active       bool
+	tid          election.NodeID
+	ntid         election.NodeID
+	phase        int
+	step         int // 1: waiting for the phase's first message, 2: for its second
 	// early holds messages of later steps that arrived before this
 	// node got there; FIFO links never need it, a reordering network does.
-	early map[key]election.Message
+	// A short list, not a map: it is almost always empty, and a million
+	// nodes each holding a map add up.
+	early []election.Message
 	// relayed guards against a message circling for ever once every
 	// active node it was meant for has been skipped as dead: a relay
 	// passes each (phase, hop, tid) on at most once per epoch, which a
-	// fault-free run never needs to repeat.
-	relayed map[key]map[election.NodeID]bool
+	// fault-free run never needs to repeat. A list searched in full: a
+	// relay passes on two values a phase, about 2·log₂ n in an epoch.
+	relayed []relayedValue
+	// relayedMax is the latest step relayed: a message of a later step
+	// cannot have been relayed, and a fault-free run sees nothing else.
+	relayedMax key
+}
+
+type relayedValue struct {
+	key
+	candidate election.NodeID
+}
+
+func keyOf(msg election.Message) key { return key{msg.Phase, msg.Hop} }
+
+// takeEarly removes and returns the early message of step k, if any.
+func (m *machine) takeEarly(k key) (election.Message, bool) {
+	for i, e := range m.early {
+		if keyOf(e) == k {
+			m.early = slices.Delete(m.early, i, i+1)
+			return e, true
+		}
+	}
+	return election.Message{}, false
 }
 
 // New builds a Peterson node.
@@ -100,20 +123,20 @@ func New(cfg election.Config) (election.Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Core = core
+	m.Core = *core
 	return m, nil
 }
 
 func (m *machine) Reset() {
 	m.awake, m.active = false, false
 	m.tid, m.ntid, m.phase, m.step = election.None, election.None, 0, 0
-	m.early, m.relayed = nil, nil
+	m.early, m.relayed, m.relayedMax = m.early[:0], m.relayed[:0], key{}
 }
 
 func (m *machine) Initiate() {
 	m.awake, m.active = true, true
 	m.tid, m.phase = m.ID(), 0
-	m.early = map[key]election.Message{}
+	m.early = m.early[:0]
 	m.beginPhase()
 }
 
@@ -147,24 +170,24 @@ func (m *machine) Handle(msg election.Message) {
 	if msg.Phase < m.phase || (msg.Phase == m.phase && msg.Hop < m.step) {
 		return // a step this node has done: a duplicate after a fault
 	}
-	m.early[key{msg.Phase, msg.Hop}] = msg
+	m.takeEarly(keyOf(msg)) // a later copy replaces an earlier one
+	m.early = append(m.early, msg)
 	for m.active && !m.Decided() {
-		next, ok := m.early[key{m.phase, m.step}]
+		next, ok := m.takeEarly(key{m.phase, m.step})
 		if !ok {
 			return
 		}
-		delete(m.early, key{m.phase, m.step})
 		m.advance(next)
 	}
 	if !m.active {
 		// Now a relay: pass on what arrived early, in order.
-		keys := slices.SortedFunc(maps.Keys(m.early), func(a, b key) int {
-			return cmp.Or(cmp.Compare(a.phase, b.phase), cmp.Compare(a.hop, b.hop))
+		early := slices.SortedFunc(slices.Values(m.early), func(a, b election.Message) int {
+			return cmp.Or(cmp.Compare(a.Phase, b.Phase), cmp.Compare(a.Hop, b.Hop))
 		})
-		for _, k := range keys {
-			m.relay(m.early[k])
+		m.early = m.early[:0]
+		for _, e := range early {
+			m.relay(e)
 		}
-		clear(m.early)
 	}
 }
 
@@ -192,14 +215,17 @@ func (m *machine) advance(msg election.Message) {
 }
 
 func (m *machine) relay(msg election.Message) {
-	k := key{msg.Phase, msg.Hop}
-	if m.relayed == nil {
-		m.relayed = map[key]map[election.NodeID]bool{}
+	if m.FaultFree() {
+		// Nothing fails, so nothing circles: no guard to keep.
+		m.Forward(election.Clockwise, election.Message{Type: TypeElection, Candidate: msg.Candidate, Phase: msg.Phase, Hop: msg.Hop})
+		return
 	}
-	if m.relayed[k] == nil {
-		m.relayed[k] = map[election.NodeID]bool{}
+	v := relayedValue{keyOf(msg), msg.Candidate}
+	later := v.phase > m.relayedMax.phase || v.phase == m.relayedMax.phase && v.hop > m.relayedMax.hop
+	if later {
+		m.relayedMax = v.key
 	}
-	if m.relayed[k][msg.Candidate] {
+	if !later && slices.Contains(m.relayed, v) {
 		// The value has gone round the ring without meeting an active
 		// node: the active nodes it was meant for crashed or were
 		// skipped, and this epoch's election may never finish (a
@@ -210,7 +236,7 @@ func (m *machine) relay(msg election.Message) {
 		}
 		return
 	}
-	m.relayed[k][msg.Candidate] = true
+	m.relayed = append(m.relayed, v)
 	m.Forward(election.Clockwise, election.Message{Type: TypeElection, Candidate: msg.Candidate, Phase: msg.Phase, Hop: msg.Hop})
 }
 

@@ -50,8 +50,8 @@ func Formula(ids []election.NodeID) election.Formula {
 }
 
 type machine struct {
-	*ringnet.Core
-	participant bool
+	ringnet.Core // by value: one allocation per node, not two
+	participant  bool
 }
 
 // New builds a ring node.
@@ -65,7 +65,7 @@ func New(cfg election.Config) (election.Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Core = core
+	m.Core = *core
 	return m, nil
 }
 

@@ -19,6 +19,7 @@
 package ringnet
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -137,7 +138,9 @@ func fingerprintOf(m election.Message) fingerprint {
 	return fingerprint{m.Type, m.Candidate, m.Phase, m.Hop, m.Dir, m.Reply, len(m.Members)}
 }
 
-// Core is the shared ring machinery. Algorithms embed a *Core and implement
+// Core is the shared ring machinery. Algorithms embed a Core (by value,
+// copied from NewCore's result before the first Step: a million-node ring
+// then touches one object per node and message, not two) and implement
 // Algorithm; the machine's Step and View are the core's.
 type Core struct {
 	cfg  election.Config
@@ -175,6 +178,12 @@ type Core struct {
 // NewCore validates cfg and builds the shared part of a ring machine.
 func NewCore(cfg election.Config, opts Options, alg Algorithm) (*Core, error) {
 	cfg.Timing = cfg.Timing.WithDefaults()
+	// The member list and its lookups are shared (cfg.Membership), never
+	// copied: a simulated ring of a million nodes holds one.
+	cfg, err := cfg.WithRing()
+	if err != nil {
+		return nil, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -186,6 +195,11 @@ func NewCore(cfg election.Config, opts Options, alg Algorithm) (*Core, error) {
 
 // Config returns the node's configuration (timing with defaults filled in).
 func (c *Core) Config() election.Config { return c.cfg }
+
+// FaultFree reports whether the runtime promised a run in which nothing
+// fails (election.Config.FaultFree): guards against what only faults can
+// cause may then be skipped.
+func (c *Core) FaultFree() bool { return c.cfg.FaultFree }
 
 // ID is this node's ID.
 func (c *Core) ID() election.NodeID { return c.cfg.ID }
@@ -209,7 +223,7 @@ func (c *Core) View() election.View {
 
 // Step feeds one event to the node.
 func (c *Core) Step(ev election.Event) []election.Effect {
-	c.out = nil
+	c.out = c.cfg.Effects.Begin()
 	switch ev.Kind {
 	case election.EventStart:
 		c.start()
@@ -231,7 +245,7 @@ func (c *Core) Step(ev election.Event) []election.Effect {
 		c.shown = v
 		c.out = append(c.out, election.Effect{Kind: election.EffectView, View: v})
 	}
-	out := c.out
+	out := c.cfg.Effects.End(c.out)
 	c.out = nil
 	return out
 }
@@ -244,10 +258,12 @@ func (c *Core) Step(ev election.Event) []election.Effect {
 // node starts the election together when the timeout fires.
 func (c *Core) start() {
 	c.epoch, c.leader, c.role = 0, election.None, election.Undecided
-	c.dead = map[election.NodeID]bool{}
-	c.pending = map[uint64]hop{}
+	// The maps are made when first written: a fault-free election of a
+	// million nodes marks nobody dead, and a read of a nil map touches
+	// no memory.
+	c.dead, c.pending = nil, nil
 	c.got = nil
-	c.alive, c.recent = map[election.NodeID]bool{}, map[election.NodeID]bool{}
+	c.alive, c.recent = nil, nil
 	c.seq = 0
 	c.announced, c.coordSeen = false, false
 	c.local = nil
@@ -278,7 +294,7 @@ func (c *Core) enter(e uint64) {
 	c.newEpoch(e)
 	c.leader, c.role = election.None, election.Candidate
 	c.setTimer(TimerSuspect, c.opts.ElectionTimeout)
-	if c.opts.Watch {
+	if c.opts.Watch && !c.cfg.FaultFree {
 		c.setTimer(TimerWatch, c.cfg.Timing.Answer)
 	}
 }
@@ -361,7 +377,13 @@ func (c *Core) deliver(m election.Message) {
 // heardFrom forgives a node marked dead and notes, for every hop still
 // waiting for its ACK, that it is alive.
 func (c *Core) heardFrom(id election.NodeID) {
+	if c.cfg.FaultFree {
+		return // nobody is marked dead, no hop waits, nothing is watched
+	}
 	delete(c.dead, id)
+	if c.alive == nil {
+		c.alive, c.recent = map[election.NodeID]bool{}, map[election.NodeID]bool{}
+	}
 	c.alive[id], c.recent[id] = true, true
 	for seq, p := range c.pending {
 		if p.to == id && !p.heard {
@@ -479,7 +501,9 @@ func (c *Core) Decide(leader election.NodeID) {
 	if leader == c.cfg.ID {
 		c.leader, c.role = leader, election.Leader
 		c.cancelTimer(TimerSuspect)
-		c.setTimer(TimerHeartbeat, c.cfg.Timing.Heartbeat)
+		if !c.cfg.FaultFree { // nothing fails: no failure detector to feed
+			c.setTimer(TimerHeartbeat, c.cfg.Timing.Heartbeat)
+		}
 		return
 	}
 	c.follow(leader)
@@ -514,6 +538,10 @@ func (c *Core) followFor(l election.NodeID, suspicion time.Duration) {
 		c.cancelTimer(TimerHeartbeat)
 	}
 	c.leader, c.role = l, election.Follower
+	if c.cfg.FaultFree {
+		c.cancelTimer(TimerSuspect) // nothing fails: nobody to suspect
+		return
+	}
 	c.setTimer(TimerSuspect, suspicion)
 }
 
@@ -546,7 +574,7 @@ func (c *Core) timer(name string) {
 			if !p.heard && p.msg.Epoch == c.epoch && c.role == election.Candidate {
 				// A neighbour that took part in this epoch is gone:
 				// see Options.Watch.
-				c.dead[p.to] = true
+				c.markDead(p.to)
 				c.StartElection()
 			}
 			return
@@ -567,7 +595,7 @@ func (c *Core) timer(name string) {
 		delete(c.pending, seq)
 		// The successor did not acknowledge in time: treat it as dead
 		// for this epoch and hand the message to the node after it.
-		c.dead[p.to] = true
+		c.markDead(p.to)
 		if p.msg.Epoch == c.epoch {
 			c.Forward(p.dir, p.msg)
 		}
@@ -585,8 +613,17 @@ func (c *Core) watch() {
 	if c.role != election.Candidate {
 		return
 	}
-	for _, id := range c.cfg.Members {
-		if c.dead[id] {
+	if len(c.dead) > 0 {
+		// In ring order, as the members are listed; the dead are few,
+		// the members may be a million.
+		dead := make([]election.NodeID, 0, len(c.dead))
+		for id, d := range c.dead {
+			if d {
+				dead = append(dead, id)
+			}
+		}
+		slices.SortFunc(dead, func(a, b election.NodeID) int { return c.cfg.Index(a) - c.cfg.Index(b) })
+		for _, id := range dead {
 			c.ping(id, false)
 		}
 	}
@@ -613,7 +650,7 @@ func (c *Core) ping(id election.NodeID, answered bool) {
 	m := election.Message{Type: TypePing, From: c.cfg.ID, To: id, Epoch: c.epoch, Seq: c.seq}
 	c.out = append(c.out, election.Effect{Kind: election.EffectSend, Msg: m})
 	if answered {
-		c.pending[c.seq] = hop{to: id, msg: m, ping: true}
+		c.waitAck(c.seq, hop{to: id, msg: m, ping: true})
 		c.out = append(c.out, election.Effect{Kind: election.EffectSetTimer, Timer: ackName(c.seq), After: c.cfg.Timing.Answer})
 	}
 }
@@ -656,12 +693,28 @@ func (c *Core) Skips(dir election.Dir, id election.NodeID) bool {
 	return false
 }
 
+func (c *Core) markDead(id election.NodeID) {
+	if c.dead == nil {
+		c.dead = map[election.NodeID]bool{}
+	}
+	c.dead[id] = true
+}
+
+// waitAck notes a hop that waits for its acknowledgement.
+func (c *Core) waitAck(seq uint64, h hop) {
+	if c.pending == nil {
+		c.pending = map[uint64]hop{}
+	}
+	c.pending[seq] = h
+}
+
 // Forgive clears a dead mark: the next hop towards id goes to id itself
 // (and marks it dead again if it does not answer).
 func (c *Core) Forgive(id election.NodeID) { delete(c.dead, id) }
 
 // Forward sends m one hop in direction dir to the next live node, in the
-// current epoch, with a per-hop acknowledgement. When no other node is live
+// current epoch, with a per-hop acknowledgement (none when
+// Config.FaultFree promises that nothing fails). When no other node is live
 // the message is delivered to this node itself (not sent, not counted).
 func (c *Core) Forward(dir election.Dir, m election.Message) {
 	m.From, m.Epoch = c.cfg.ID, c.epoch
@@ -672,9 +725,16 @@ func (c *Core) Forward(dir election.Dir, m election.Message) {
 		c.local = append(c.local, m.Clone())
 		return
 	}
+	if c.cfg.FaultFree {
+		// Nothing fails: no acknowledgement, no sequence number, no
+		// duplicate to recognise.
+		m.To, m.Seq = to, 0
+		c.out = append(c.out, election.Effect{Kind: election.EffectSend, Msg: m})
+		return
+	}
 	c.seq++
 	m.To, m.Seq = to, c.seq
-	c.pending[c.seq] = hop{to: to, dir: dir, msg: m.Clone()}
+	c.waitAck(c.seq, hop{to: to, dir: dir, msg: m.Clone()})
 	c.out = append(c.out,
 		election.Effect{Kind: election.EffectSend, Msg: m},
 		election.Effect{Kind: election.EffectSetTimer, Timer: ackName(c.seq), After: c.cfg.Timing.Answer},

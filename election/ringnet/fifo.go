@@ -23,6 +23,7 @@ type Net struct {
 	// Sent counts messages by type (a broadcast counts n−1).
 	Sent map[string]int
 
+	ring   *election.Membership // shared by every machine
 	down   map[election.NodeID]bool
 	timers map[election.NodeID]map[string]bool
 	queue  []election.Message
@@ -53,8 +54,15 @@ func NewNet(algorithm string, members []election.NodeID) (*Net, error) {
 }
 
 func (n *Net) build(id election.NodeID) error {
+	if n.ring == nil {
+		r, err := election.NewMembership(n.Members)
+		if err != nil {
+			return fmt.Errorf("ringnet: %w", err)
+		}
+		n.ring = r
+	}
 	m, err := election.New(n.Alg.Name, election.Config{
-		ID: id, Members: n.Members, Rand: rand.New(rand.NewPCG(uint64(id), 1)),
+		ID: id, Members: n.Members, Membership: n.ring, Rand: rand.New(rand.NewPCG(uint64(id), 1)),
 	})
 	if err != nil {
 		return fmt.Errorf("ringnet: node %d: %w", id, err)

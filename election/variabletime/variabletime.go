@@ -27,7 +27,6 @@
 package variabletime
 
 import (
-	"slices"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
@@ -63,9 +62,9 @@ func Formula(ids []election.NodeID) election.Formula {
 }
 
 type machine struct {
-	*ringnet.Core
-	rank  int           // 0 for the highest configured ID
-	round time.Duration // one synchronous round
+	ringnet.Core               // by value: one allocation per node, not two
+	rank         int           // 0 for the highest configured ID
+	round        time.Duration // one synchronous round
 	// relayed is the token this node last passed on in this epoch. The
 	// leader's first heartbeat may overtake its token on a slow ring;
 	// the node then knows the leader but must still pass the token on.
@@ -84,11 +83,11 @@ func New(cfg election.Config) (election.Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Core = core
-	desc := slices.Clone(cfg.Members)
-	slices.Sort(desc)
-	slices.Reverse(desc)
-	m.rank = slices.Index(desc, cfg.ID)
+	m.Core = *core
+	// rank counts the members above this one, from the shared sorted
+	// list (Config() has the membership NewCore filled in).
+	ring := core.Config().Membership
+	m.rank = ring.Len() - 1 - ring.Rank(cfg.ID)
 	m.round = t.Answer
 	return m, nil
 }

@@ -129,6 +129,8 @@ type Schedule struct {
 	// step and what its target resolved to.
 	Faults []string `json:"faults"`
 	Replay string   `json:"replay"`
+	// Simulated is the virtual time the schedule ran for.
+	Simulated time.Duration `json:"-"`
 }
 
 // Result sums up an exploration.
@@ -152,6 +154,10 @@ type Result struct {
 	// StaleLeaderSchedules had a paused leader's frozen view overlap
 	// another leader (not split brain; see Schedule.StaleLeader).
 	StaleLeaderSchedules int `json:"stale_leader_schedules"`
+	// SimulatedSeconds is the virtual time of every schedule together:
+	// divided by the wall time it took, the simulator's speed-up over
+	// real time.
+	SimulatedSeconds float64 `json:"simulated_seconds"`
 	// Failing are the first Keep failing schedules; SplitBrain the first
 	// Keep split-brain schedules of an algorithm that does not claim
 	// no-split-brain (they are not failures, but worth replaying).
@@ -287,6 +293,7 @@ func Run(opts Options) (Result, error) {
 		if sc.StaleLeader {
 			res.StaleLeaderSchedules++
 		}
+		res.SimulatedSeconds += sc.Simulated.Seconds()
 	}
 	res.Replay = []string{}
 	for _, sc := range res.Failing {
@@ -476,6 +483,7 @@ func runSchedule(o Options, claims []check.Name, seed int64, extra history.Sink)
 
 	sc := x.played
 	sc.Seed, sc.Replay = seed, ReplayCommand(o, seed)
+	sc.Simulated = x.b.Now().Sub(history.SimOrigin)
 	sc.judge(x.judge(judged(claims)), claims)
 	return sc
 }
