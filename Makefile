@@ -46,6 +46,9 @@ up: images ## start the 5-node compose cluster with a fresh secret (ALGORITHM=, 
 
 down: ## stop the compose cluster and remove its containers, network, volumes and secret
 	@test -n "$(COMPOSE)" || { echo "neither 'docker compose' nor 'docker-compose' found" >&2; exit 1; }
+	@# ringleader fault's delay helpers carry the cluster's label, not compose's
+	@ids=$$(docker ps -aq --filter label=org.ringleader.run=compose --filter label=org.ringleader.role=netfilter); \
+		if [ -n "$$ids" ]; then docker rm -f $$ids >/dev/null; fi
 	$(COMPOSE) down -v --remove-orphans
 	rm -f $(SECRET_FILE)
 

@@ -251,6 +251,15 @@ func (b *Backend) refreshIPs(ctx context.Context) error {
 			continue
 		}
 		ep := res.Container.NetworkSettings.Networks[netName]
+		if (ep == nil || !ep.IPAddress.IsValid()) && b.attached {
+			// Someone ran `docker network disconnect` on a cluster
+			// this backend only attached to: no address, no rules
+			// naming it, until it is connected again.
+			b.mu.Lock()
+			n.ip = ""
+			b.mu.Unlock()
+			continue
+		}
 		if ep == nil || !ep.IPAddress.IsValid() {
 			return fmt.Errorf("docker: node %d is not on network %s", n.id, netName)
 		}
