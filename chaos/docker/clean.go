@@ -27,7 +27,8 @@ func CleanRun(ctx context.Context, runID string) (Removed, error) {
 
 // CleanAll removes every container, network, volume and image labelled
 // org.ringleader.project=ringleader: every run's, compose's and the built
-// node images.
+// node images (the intermediate ones of a killed build too: the label is
+// the Dockerfile's first instruction).
 func CleanAll(ctx context.Context) (Removed, error) {
 	rm, err := clean(ctx, reaper.Sweep{Images: true})
 	buildMu.Lock()
@@ -35,6 +36,11 @@ func CleanAll(ctx context.Context) (Removed, error) {
 	buildMu.Unlock()
 	return rm, err
 }
+
+// RemoveStaleBuildDirs removes the temporary directories of image builds
+// whose process is gone (BuildImage does it too, before it builds) and
+// returns their paths.
+func RemoveStaleBuildDirs() []string { return removeStaleBuildDirs() }
 
 func clean(ctx context.Context, s reaper.Sweep) (Removed, error) {
 	cli, err := newClient(ctx)
