@@ -75,6 +75,7 @@ func (b *Backend) startReaper(ctx context.Context, cli *client.Client) error {
 		return nil
 	}
 	t0 := time.Now()
+	removeUnstartedReapers(ctx, cli, b.logf)
 	name := fmt.Sprintf("rl-%s-reaper", b.run)
 	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
 		Name: name,
@@ -171,6 +172,31 @@ func (b *Backend) startReaper(ctx context.Context, cli *client.Client) error {
 	b.mu.Unlock()
 	b.logf("run %s: reaper %s ready in %v", b.run, name, time.Since(t0).Round(time.Millisecond))
 	return nil
+}
+
+// unstartedAge is how long a reaper may sit created and never started
+// before it counts as left by a harness that died between creating and
+// starting it (a live one takes milliseconds).
+var unstartedAge = time.Minute
+
+// removeUnstartedReapers removes what the one gap in the reaper's cover
+// leaves: a harness killed after it created its reaper and before it
+// started it leaves a container that AutoRemove never removes (it never
+// exited) and nothing else (the reaper is the run's first).
+func removeUnstartedReapers(ctx context.Context, cli client.APIClient, logf func(string, ...any)) {
+	f := reaper.Filter("").Add("label", LabelRole+"="+RoleReaper).Add("status", "created")
+	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		return
+	}
+	for _, c := range cs.Items {
+		if time.Since(time.Unix(c.Created, 0)) < unstartedAge {
+			continue
+		}
+		if _, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true}); err == nil {
+			logf("removed %s, a reaper created %v ago and never started", strings.TrimPrefix(strings.Join(c.Names, ","), "/"), time.Since(time.Unix(c.Created, 0)).Round(time.Second))
+		}
+	}
 }
 
 // stopReaper tells the reaper the run is closed, waits for it to sweep

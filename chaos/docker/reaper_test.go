@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -139,4 +140,44 @@ func TestReaperNeedsALocalSocket(t *testing.T) {
 	if b.reaper != nil || !strings.Contains(warn.String(), "run no-socket has no reaper") || !strings.Contains(warn.String(), "ringleader clean --run no-socket") {
 		t.Errorf("warning %q", warn.String())
 	}
+}
+
+// TestUnstartedReapersGo: a harness killed between creating its reaper and
+// starting it leaves a created container that AutoRemove never removes;
+// the next run's Start removes it once it is a minute old.
+func TestUnstartedReapersGo(t *testing.T) {
+	dockertest.Require(t)
+	if buildErr != nil {
+		t.Fatalf("building %s: %v", testImage, buildErr)
+	}
+	ctx := context.Background()
+	run := runID(t)
+	t.Cleanup(func() { CleanRun(context.Background(), run) })
+	cli, err := newClient(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	c, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+		Name:       "rl-" + run + "-reaper",
+		Config:     &container.Config{Image: testImage, Labels: labels(run, RoleReaper)},
+		HostConfig: &container.HostConfig{AutoRemove: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged []string
+	logf := func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }
+	removeUnstartedReapers(ctx, cli, logf)
+	if _, err := cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{}); err != nil {
+		t.Fatalf("a reaper created a moment ago (its harness may be starting it) was removed: %v", err)
+	}
+	old := unstartedAge
+	unstartedAge = 0
+	defer func() { unstartedAge = old }()
+	removeUnstartedReapers(ctx, cli, logf)
+	if _, err := cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{}); !isNotFound(err) {
+		t.Fatalf("the unstarted reaper is still there (inspect: %v)", err)
+	}
+	t.Log(logged)
 }
