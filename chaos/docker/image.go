@@ -106,7 +106,9 @@ func buildImage(ctx context.Context, tag string, progress io.Writer) error {
 	bin := filepath.Join(tmp, "bin", "node", "ringleader")
 	gobuild := exec.CommandContext(ctx, "go", "build", "-tags", "nodeimage", "-trimpath", "-ldflags=-s -w", "-o", bin, "./cmd/ringleader")
 	gobuild.Dir = root
-	gobuild.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+	// The go command's own work directory goes inside ours, so that
+	// removing ours removes what a killed go build left too.
+	gobuild.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOTMPDIR="+tmp)
 	dieWithParent(gobuild)
 	if out, err := gobuild.CombinedOutput(); err != nil {
 		return fmt.Errorf("docker: go build ./cmd/ringleader in %s: %w\n%s", root, err, out)
