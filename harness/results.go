@@ -52,6 +52,9 @@ type Result struct {
 	// Errors are problems running the scenario (start, a fault, close,
 	// cancellation), as opposed to judgements.
 	Errors []string `json:"errors,omitempty"`
+	// CloseError is why closing the backend failed (the docker backend
+	// names what it left); empty when the backend closed cleanly.
+	CloseError string `json:"close_error,omitempty"`
 
 	origin   time.Time
 	records  []history.Record

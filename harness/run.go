@@ -106,6 +106,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opts.CloseTimeout)
 		defer cancel()
 		if cerr := backend.Close(cctx); cerr != nil {
+			res.CloseError = cerr.Error()
 			res.Errors = append(res.Errors, "close: "+cerr.Error())
 			if err == nil {
 				err = fmt.Errorf("scenario %s: closing the %s backend: %w", sc.Name, backend.Name(), cerr)

@@ -21,22 +21,25 @@ import (
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
 	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
 	"github.com/ringleader-dev/ringleader/chaos/netfilter"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 )
 
-// Labels every container, network and image of the project carries, so that
-// clean-up by label finds whatever a crashed run left (there is no reaper).
+// Labels every container, network, volume and image of the project carries,
+// so that clean-up by label (the run's reaper, Close, `ringleader clean`)
+// finds whatever a run left.
 const (
-	LabelProject = "org.ringleader.project"
-	LabelRun     = "org.ringleader.run"
-	LabelRole    = "org.ringleader.role"
-	Project      = "ringleader"
+	LabelProject = reaper.LabelProject
+	LabelRun     = reaper.LabelRun
+	LabelRole    = reaper.LabelRole
+	Project      = reaper.Project
 
 	RoleNode      = "node"
 	RoleNetfilter = "netfilter"
 	RoleNetwork   = "network"
+	RoleReaper    = reaper.RoleReaper
 )
 
 // stateDir is where the image's VOLUME for a node's durable state sits
@@ -76,6 +79,8 @@ type config struct {
 	parallel int
 	// bootTimeout bounds how long Start and restart wait for boot lines.
 	bootTimeout time.Duration
+	reaper      bool
+	warn        io.Writer
 }
 
 // WithImage sets the node image tag (default DefaultImage).
@@ -147,6 +152,7 @@ type Backend struct {
 	cancel context.CancelFunc
 	ops    sync.WaitGroup
 	bg     sync.WaitGroup // helper removals in the background
+	reaper *watcher       // the run's reaper (reaper.go); nil without one
 }
 
 // begin registers an operation (Start, Apply) that Close must wait for and
@@ -188,7 +194,7 @@ type node struct {
 // New returns a docker backend.
 func New(opts ...Option) *Backend {
 	configureTestcontainers()
-	cfg := config{image: DefaultImage, build: true, progress: io.Discard, parallel: 3, bootTimeout: 60 * time.Second}
+	cfg := config{image: DefaultImage, build: true, progress: io.Discard, parallel: 3, bootTimeout: 60 * time.Second, reaper: true, warn: os.Stderr}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -361,13 +367,7 @@ func quietTestcontainers() {
 
 // runFilter selects what carries the project label, and the run label
 // when run is not empty.
-func runFilter(run string) client.Filters {
-	f := make(client.Filters).Add("label", LabelProject+"="+Project)
-	if run != "" {
-		f.Add("label", LabelRun+"="+run)
-	}
-	return f
-}
+func runFilter(run string) client.Filters { return reaper.Filter(run) }
 
 func labels(run, role string) map[string]string {
 	return map[string]string{LabelProject: Project, LabelRun: run, LabelRole: role}

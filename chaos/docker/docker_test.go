@@ -403,8 +403,8 @@ func TestInterruptedRunLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(left) < 7 {
-		t.Fatalf("child's run %s has %v, want 3 node containers, their 3 state volumes and a network", run, left)
+	if len(left) < 8 {
+		t.Fatalf("child's run %s has %v, want 3 node containers, their 3 state volumes, a network and the reaper", run, left)
 	}
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -446,13 +446,13 @@ func TestCleanRunRemovesOnlyThatRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rm.Containers) != 1 || len(rm.Networks) != 1 || len(rm.Volumes) != 1 {
-		t.Errorf("CleanRun removed %v, want one container, its state volume and one network", rm.Lines())
+	if len(rm.Containers) != 2 || len(rm.Networks) != 1 || len(rm.Volumes) != 1 {
+		t.Errorf("CleanRun removed %v, want the node and the reaper, the node's state volume and one network", rm.Lines())
 	}
 	if left, _ := Leftovers(ctx, run); len(left) > 0 {
 		t.Errorf("after CleanRun: %v", left)
 	}
-	if left, _ := Leftovers(ctx, run+"-other"); len(left) != 3 {
+	if left, _ := Leftovers(ctx, run+"-other"); len(left) != 4 {
 		t.Errorf("CleanRun(%s) touched another run: it has %v", run, left)
 	}
 	b.Close(ctx) // idempotent over what is gone
@@ -498,8 +498,8 @@ func TestFailedStartLeavesNothing(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "event=boot") {
 		t.Errorf("Start with nodes that never boot: err = %v, want one naming event=boot", err)
 	}
-	if left, _ := Leftovers(ctx, run); len(left) != 5 {
-		t.Errorf("before Close the failed run has %v, want 2 containers, their 2 state volumes and a network", left)
+	if left, _ := Leftovers(ctx, run); len(left) != 6 {
+		t.Errorf("before Close the failed run has %v, want 2 containers, their 2 state volumes, a network and the reaper", left)
 	}
 	if err := b.Close(ctx); err != nil {
 		t.Errorf("close: %v", err)

@@ -49,7 +49,9 @@ var (
 // ./cmd/ringleader: the node and netfilter subcommands only, none of the
 // harness) goes to bin/node/ringleader in a temporary context next to docker/Dockerfile
 // and whatever else it COPYs, and the engine's classic builder makes a
-// FROM-scratch image labelled with the project (nothing is pulled). Within
+// FROM-scratch image labelled with the project (nothing is pulled). The
+// temporary directory, ringleader-image-<pid>-*, goes when the build ends,
+// also when ctx does; a build removes those whose process was killed. Within
 // one process a tag is built once; later calls return the first result.
 // progress gets the build's output (nil: discarded).
 func BuildImage(ctx context.Context, tag string, progress io.Writer) error {
@@ -92,7 +94,10 @@ func buildImage(ctx context.Context, tag string, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "ringleader-image-")
+	for _, d := range removeStaleBuildDirs() {
+		fmt.Fprintf(progress, "docker: removed %s, left by a build whose process is gone\n", d)
+	}
+	tmp, err := newBuildDir()
 	if err != nil {
 		return fmt.Errorf("docker: build context: %w", err)
 	}
@@ -101,7 +106,10 @@ func buildImage(ctx context.Context, tag string, progress io.Writer) error {
 	bin := filepath.Join(tmp, "bin", "node", "ringleader")
 	gobuild := exec.CommandContext(ctx, "go", "build", "-tags", "nodeimage", "-trimpath", "-ldflags=-s -w", "-o", bin, "./cmd/ringleader")
 	gobuild.Dir = root
-	gobuild.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+	// The go command's own work directory goes inside ours, so that
+	// removing ours removes what a killed go build left too.
+	gobuild.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOTMPDIR="+tmp)
+	dieWithParent(gobuild)
 	if out, err := gobuild.CombinedOutput(); err != nil {
 		return fmt.Errorf("docker: go build ./cmd/ringleader in %s: %w\n%s", root, err, out)
 	}

@@ -79,6 +79,11 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 		return err
 	}
 
+	// The reaper comes first: from here on, whatever the run creates goes
+	// when this process does (reaper.go).
+	if err := b.startReaper(ctx, cli.Client); err != nil {
+		return err
+	}
 	nw, err := network.New(ctx, network.WithDriver("bridge"), network.WithLabels(labels(b.run, RoleNetwork)))
 	if err != nil {
 		return fmt.Errorf("docker: run %s: create network: %w", b.run, err)
@@ -315,7 +320,9 @@ func (b *Backend) appendRecord(r history.Record) {
 // their volumes and the run's network; then it removes anything else still
 // labelled with the run (what a half-finished Start created). Safe after a
 // failed Start and more than once. It works even when ctx is already
-// cancelled (an interrupted run still cleans up), bounded by 60 s.
+// cancelled (an interrupted run still cleans up), bounded by 10 s plus 1 s
+// per container. Last it stops the run's reaper, and it returns an error
+// naming whatever is still labelled with the run.
 func (b *Backend) Close(ctx context.Context) error {
 	b.mu.Lock()
 	if b.closed {
@@ -346,7 +353,7 @@ func (b *Backend) Close(ctx context.Context) error {
 	if run == "" {
 		return nil // Start never began
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout(len(nodes)+len(helpers)+len(delays)))
 	defer cancel()
 	t0 := time.Now()
 
@@ -366,7 +373,7 @@ func (b *Backend) Close(ctx context.Context) error {
 	var (
 		wg  sync.WaitGroup
 		emu sync.Mutex
-		sem = make(chan struct{}, b.cfg.parallel)
+		sem = make(chan struct{}, cleanParallel)
 	)
 	for _, n := range nodes {
 		wg.Add(1)
@@ -390,13 +397,9 @@ func (b *Backend) Close(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("remove network: %w", err))
 		}
 	}
-	// Whatever Start created but never handed back carries the run label.
-	if rm, err := cleanWith(ctx, cli, run, false); err != nil {
-		errs = append(errs, err)
-	} else if l := rm.Lines(); len(l) > 0 {
-		b.logf("run %s: also removed %s", run, strings.Join(l, ", "))
-	}
-	b.logf("run %s: closed in %v", run, time.Since(t0).Round(time.Millisecond))
+	// Whatever Start created but never handed back carries the run label;
+	// then the reaper goes, and what is left, if anything, is named.
+	errs = append(errs, b.finishClose(ctx, cli, run, t0)...)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("docker: close run %s: %w", run, err)
 	}

@@ -80,7 +80,7 @@ func wantContains(t *testing.T, what, s string, subs ...string) {
 	}
 }
 
-var commandNames = []string{"clean", "netfilter", "node", "run", "sim"}
+var commandNames = []string{"clean", "netfilter", "node", "reap", "run", "sim"}
 
 func TestNoArgumentsPrintsUsageOnStderrAndExits2(t *testing.T) {
 	r := ringleader(t)

@@ -10,9 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
+	"strings"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
@@ -70,7 +69,7 @@ func runCmd(args []string) int {
 	fs.StringVar(&f.image, "image", docker.DefaultImage, "node image tag (docker backend)")
 	fs.BoolVar(&f.build, "build", true, "build the node image from this source tree first (docker backend)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: ringleader run [scenario.yaml|dir ...] [flags]\n\nRuns scenarios (default: every file in scenarios/) and judges them.\nExit status: 0 all passed, 1 an expectation or checker verdict failed, 2 invalid scenario or flags, 130 interrupted.\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: ringleader run [scenario.yaml|dir ...] [flags]\n\nRuns scenarios (default: every file in scenarios/) and judges them.\nExit status: 0 all passed, 1 an expectation or checker verdict failed, 2 invalid scenario or flags,\n130 interrupted (SIGINT, SIGTERM, SIGHUP), 141 the output was closed (| head); either way the cluster is removed first.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterleaved(fs, args)
@@ -118,9 +117,13 @@ func runCmd(args []string) int {
 		}
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop, stdout, stderr, outputClosed := interruptible(context.Background())
 	defer stop()
-	return runScenarios(ctx, scs, f, os.Stdout, os.Stderr)
+	code := runScenarios(ctx, scs, f, stdout, stderr)
+	if outputClosed() {
+		return exitOutputClosed
+	}
+	return code
 }
 
 func runScenarios(ctx context.Context, scs []*scenario.Scenario, f runFlags, stdout, stderr io.Writer) int {
@@ -138,11 +141,16 @@ func runScenarios(ctx context.Context, scs []*scenario.Scenario, f runFlags, std
 			t0 := time.Now()
 			if err := docker.BuildImage(ctx, f.image, nil); err != nil {
 				fmt.Fprintf(stderr, "ringleader run: building the node image: %v\n", err)
+				if ctx.Err() != nil {
+					return 130 // interrupted; the build removed what it made
+				}
 				return 1
 			}
 			fmt.Fprintf(stderr, "built %s in %s\n", f.image, millis.Of(time.Since(t0)))
 		}
-		newBackend = func() chaos.Backend { return docker.New(docker.WithImage(f.image), docker.WithBuild(false)) }
+		newBackend = func() chaos.Backend {
+			return docker.New(docker.WithImage(f.image), docker.WithBuild(false), docker.WithWarnings(stderr))
+		}
 	}
 
 	t0 := time.Now()
@@ -208,9 +216,18 @@ runs:
 	fmt.Fprintln(out)
 	harness.WriteSummaries(out, harness.Summarise(results))
 	fmt.Fprintf(out, "%d run(s) on %s in %s; store: %s\n", len(results), f.backend, millis.Of(time.Since(t0)), absOr(f.store))
+	var notClosed []string
+	for _, r := range results {
+		if r.CloseError != "" {
+			notClosed = append(notClosed, fmt.Sprintf("%s: %s", r.Cluster, r.CloseError))
+		}
+	}
 	switch {
+	case interrupted && len(notClosed) == 0:
+		fmt.Fprintln(out, "interrupted: the cluster was closed, nothing of it is left; the history recorded so far is in the store")
+		return 130
 	case interrupted:
-		fmt.Fprintln(out, "interrupted: the cluster was closed; the history recorded so far is in the store")
+		fmt.Fprintf(out, "interrupted: the history recorded so far is in the store, but the cluster was NOT all removed:\n  %s\n", strings.Join(notClosed, "\n  "))
 		return 130
 	case failed:
 		return 1

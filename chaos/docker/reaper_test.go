@@ -1,0 +1,183 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
+)
+
+// awaitNothingLeft polls until nothing is labelled with run, for up to d.
+func awaitNothingLeft(t *testing.T, run string, d time.Duration) time.Duration {
+	t.Helper()
+	t0 := time.Now()
+	deadline := t0.Add(d)
+	for {
+		left, err := Leftovers(context.Background(), run)
+		if err != nil {
+			t.Fatalf("list what run %s left: %v", run, err)
+		}
+		if len(left) == 0 {
+			return time.Since(t0)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%v after the connection dropped, run %s still has %v", d, run, left)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestReaperRemovesTheRunWhenItsConnectionDrops is a harness killed with
+// SIGKILL, as the engine sees it: the reaper's attach connection closes
+// without a word. Everything labelled with the run (a running container,
+// its labelled volume and a network) goes, the reaper itself last.
+func TestReaperRemovesTheRunWhenItsConnectionDrops(t *testing.T) {
+	dockertest.Require(t)
+	if buildErr != nil {
+		t.Fatalf("building %s: %v", testImage, buildErr)
+	}
+	ctx := context.Background()
+	run := runID(t)
+	t.Cleanup(func() { CleanRun(context.Background(), run) })
+	cli, err := newClient(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+
+	b := New(WithImage(testImage), WithProgress(testWriter{t}))
+	b.run = run
+	if err := b.startReaper(ctx, cli.Client); err != nil {
+		t.Fatal(err)
+	}
+	nw, err := cli.NetworkCreate(ctx, "rl-"+run, client.NetworkCreateOptions{Driver: "bridge", Labels: labels(run, RoleNetwork)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+		Name: "rl-" + run + "-node1",
+		Config: &container.Config{
+			Image:  testImage,
+			Env:    []string{"RINGLEADER_ID=1", "RINGLEADER_PEERS=1=node1", "RINGLEADER_STATUS_ADDR="},
+			Labels: labels(run, RoleNode),
+		},
+		HostConfig:       &container.HostConfig{Binds: []string{"rl-" + run + "-state:" + stateDir}},
+		NetworkingConfig: &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{nw.ID: {Aliases: []string{"node1"}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.ContainerStart(ctx, c.ID, client.ContainerStartOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The volume the bind made carries no label; one that does:
+	if _, err := cli.VolumeCreate(ctx, client.VolumeCreateOptions{Name: "rl-" + run + "-labelled", Labels: labels(run, RoleNode)}); err != nil {
+		t.Fatal(err)
+	}
+	cli.VolumeRemove(ctx, "rl-"+run+"-state", client.VolumeRemoveOptions{Force: true}) // in use: stays until the container goes
+	left, err := Leftovers(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"container rl-" + run + "-node1", "container rl-" + run + "-reaper", "network rl-" + run, "volume rl-" + run + "-labelled"}
+	for _, w := range want {
+		if !strings.Contains(strings.Join(left, "\n"), w) {
+			t.Fatalf("before the drop, run %s has %v; want %v among them", run, left, want)
+		}
+	}
+
+	b.reaper.conn.Close() // what the engine sees of a harness killed with SIGKILL
+	took := awaitNothingLeft(t, run, 30*time.Second)
+	t.Logf("nothing of run %s left %v after its connection dropped", run, took.Round(time.Millisecond))
+	cli.VolumeRemove(ctx, "rl-"+run+"-state", client.VolumeRemoveOptions{Force: true})
+}
+
+// TestCloseStopsTheReaper: a normal Close removes the
+// run itself, tells the reaper, and the reaper sweeps once and goes.
+func TestCloseStopsTheReaper(t *testing.T) {
+	b, _ := startCluster(t, 1)
+	left, err := Leftovers(context.Background(), b.Run())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(left, " "), "container rl-"+b.Run()+"-reaper") {
+		t.Fatalf("a started run has %v, no reaper", left)
+	}
+	// startCluster's clean-up closes and demands that nothing is left.
+}
+
+// TestReaperNeedsALocalSocket: an engine behind tcp:// cannot be
+// mounted; the run starts without a reaper and says so.
+func TestReaperNeedsALocalSocket(t *testing.T) {
+	for host, want := range map[string]bool{
+		"unix:///var/run/docker.sock":    true,
+		"unix:///run/user/1000/d.sock":   true,
+		"tcp://10.0.0.1:2376":            false,
+		"npipe:////./pipe/docker_engine": false,
+		"ssh://me@host":                  false,
+	} {
+		if _, ok := unixSocket(host); ok != want {
+			t.Errorf("unixSocket(%q) = %v, want %v", host, ok, want)
+		}
+	}
+	var warn strings.Builder
+	b := New(WithImage(testImage), WithWarnings(&warn))
+	b.run = "no-socket"
+	cli, err := client.New(client.WithHost("tcp://127.0.0.1:1")) // never dialled
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.startReaper(context.Background(), cli); err != nil {
+		t.Fatalf("startReaper with an engine on tcp: %v, want a warning only", err)
+	}
+	if b.reaper != nil || !strings.Contains(warn.String(), "run no-socket has no reaper") || !strings.Contains(warn.String(), "ringleader clean --run no-socket") {
+		t.Errorf("warning %q", warn.String())
+	}
+}
+
+// TestUnstartedReapersGo: a harness killed between creating its reaper and
+// starting it leaves a created container that AutoRemove never removes;
+// the next run's Start removes it once it is a minute old.
+func TestUnstartedReapersGo(t *testing.T) {
+	dockertest.Require(t)
+	if buildErr != nil {
+		t.Fatalf("building %s: %v", testImage, buildErr)
+	}
+	ctx := context.Background()
+	run := runID(t)
+	t.Cleanup(func() { CleanRun(context.Background(), run) })
+	cli, err := newClient(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	c, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+		Name:       "rl-" + run + "-reaper",
+		Config:     &container.Config{Image: testImage, Labels: labels(run, RoleReaper)},
+		HostConfig: &container.HostConfig{AutoRemove: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged []string
+	logf := func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }
+	removeUnstartedReapers(ctx, cli, logf)
+	if _, err := cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{}); err != nil {
+		t.Fatalf("a reaper created a moment ago (its harness may be starting it) was removed: %v", err)
+	}
+	old := unstartedAge
+	unstartedAge = 0
+	defer func() { unstartedAge = old }()
+	removeUnstartedReapers(ctx, cli, logf)
+	if _, err := cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{}); !isNotFound(err) {
+		t.Fatalf("the unstarted reaper is still there (inspect: %v)", err)
+	}
+	t.Log(logged)
+}

@@ -1,0 +1,188 @@
+//go:build !nodeimage
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/chaos/docker"
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
+)
+
+// signalImage is a tag of its own, so these tests never move a tag other
+// tools use.
+const signalImage = "ringleader-node:cmd-test"
+
+var (
+	signalImageOnce sync.Once
+	signalImageErr  error
+)
+
+// runUntil starts `ringleader run --backend docker` on the split-brain
+// scenario with its output going to out, waits until its cluster exists,
+// and returns the process and the cluster's run label.
+func runUntil(t *testing.T, out io.Writer) (*exec.Cmd, string, string) {
+	t.Helper()
+	dockertest.Require(t)
+	if testing.Short() {
+		t.Skip("-short: runs a container cluster")
+	}
+	signalImageOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		signalImageErr = docker.BuildImage(ctx, signalImage, nil)
+	})
+	if signalImageErr != nil {
+		t.Fatalf("building %s: %v", signalImage, signalImageErr)
+	}
+	store := t.TempDir()
+	cmd := exec.Command(binary, "run", "--backend", "docker", "--image", signalImage, "--build=false", "--store", store,
+		filepath.Join("..", "..", "scenarios", "split-brain-no-quorum.yaml"))
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	// The cluster's name is in the history's first mark.
+	startMark := regexp.MustCompile(`start cluster ([A-Za-z0-9_.-]+)`)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		hs, _ := filepath.Glob(filepath.Join(store, "split-brain-no-quorum", "2*", "history.jsonl"))
+		if len(hs) == 1 {
+			b, _ := os.ReadFile(hs[0])
+			if m := startMark.FindSubmatch(b); m != nil {
+				run := string(m[1])
+				t.Cleanup(func() { docker.CleanRun(context.Background(), run) })
+				return cmd, run, filepath.Dir(hs[0])
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no cluster started within 30s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// awaitGone polls until nothing is labelled with run, for up to d from
+// since, and says how long it took.
+func awaitGone(t *testing.T, run string, since time.Time, d time.Duration) time.Duration {
+	t.Helper()
+	for {
+		left, err := docker.Leftovers(context.Background(), run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(left) == 0 {
+			return time.Since(since)
+		}
+		if time.Since(since) > d {
+			t.Fatalf("%v after the signal, run %s still has %v", d, run, left)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func exitCode(err error) int {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+// TestNothingOutlivesARun kills `ringleader run` 3 s into a container run
+// in the three ways that used to leave the whole cluster running,
+// partitioned: SIGKILL (nothing of the process runs: the reaper removes
+// the run), SIGHUP (handled like SIGINT: exit 130, results kept) and a
+// closed output pipe (`2>&1 | head -3`: exit 141, results kept). Nothing
+// labelled with the run may remain 15 s later.
+func TestNothingOutlivesARun(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sig  syscall.Signal // 0: close the output pipe
+		code int            // -1: killed
+	}{
+		{"SIGKILL", syscall.SIGKILL, -1},
+		{"SIGHUP", syscall.SIGHUP, 130},
+		{"closed pipe", 0, exitOutputClosed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var (
+				out  io.Writer
+				buf  strings.Builder
+				pr   *os.File
+				pw   *os.File
+				lock sync.Mutex
+			)
+			if tc.sig == 0 {
+				var err error
+				if pr, pw, err = os.Pipe(); err != nil {
+					t.Fatal(err)
+				}
+				out = pw
+			} else {
+				out = writerFunc(func(p []byte) (int, error) { lock.Lock(); defer lock.Unlock(); return buf.Write(p) })
+			}
+			cmd, run, dir := runUntil(t, out)
+			if pw != nil {
+				pw.Close() // the child has its own copy
+			}
+			// The mark is written just before the cluster starts.
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+				left, _ := docker.Leftovers(context.Background(), run)
+				if strings.Contains(strings.Join(left, " "), "-node5") {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("run %s has only %v after 30 s", run, left)
+				}
+			}
+			time.Sleep(3 * time.Second) // "3 s in", as the hand measurement does it
+			t0 := time.Now()
+			if tc.sig != 0 {
+				cmd.Process.Signal(tc.sig)
+			} else {
+				// head -3: read three lines, then go away.
+				sc := bufio.NewScanner(pr)
+				for i := 0; i < 3 && sc.Scan(); i++ {
+				}
+				pr.Close()
+				t0 = time.Now()
+			}
+			code := exitCode(cmd.Wait())
+			exited := time.Since(t0)
+			if code != tc.code {
+				lock.Lock()
+				t.Errorf("exit status %d, want %d; output:\n%s", code, tc.code, buf.String())
+				lock.Unlock()
+			}
+			took := awaitGone(t, run, t0, 15*time.Second)
+			t.Logf("%s: process gone after %v; nothing of run %s left %v after the signal",
+				tc.name, exited.Round(time.Millisecond), run, took.Round(time.Millisecond))
+			if tc.sig != syscall.SIGKILL {
+				if _, err := os.Stat(filepath.Join(dir, "results.json")); err != nil {
+					t.Errorf("no results.json: %v", err)
+				}
+			}
+		})
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
