@@ -195,7 +195,7 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
     var y = bottom + 10;
     var shown = st.alarms.filter(function (a) { return (a.end === null ? now : a.end) >= begin; });
     var alarmRow = el("g", { "class": "alarms" }, svg);
-    if (st.alarms.length) {
+    if (shown.length) {
       var lt = el("text", { x: left - 8, y: y + 9, "text-anchor": "end", fill: "#d50000", "font-size": 10, "font-weight": "bold" }, alarmRow);
       lt.textContent = "≥2 leaders";
       el("rect", { x: left, y: y, width: width, height: 12, fill: "#fff5f5", stroke: "#f3c4c4", "stroke-width": 0.5 }, alarmRow);
@@ -275,7 +275,16 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
     scheduled = true;
     setTimeout(function () { scheduled = false; if (st.dirty) draw(); }, 100);
   }
-  document.getElementById("window").addEventListener("change", schedule);
+  var sel = document.getElementById("window");
+  var asked = /[?&]window=(\d+)/.exec(location.search);
+  if (asked) {
+    var ms = String(Number(asked[1]) * 1000);
+    if (!Array.prototype.some.call(sel.options, function (o) { return o.value === ms; })) {
+      var o = document.createElement("option"); o.value = ms; o.textContent = asked[1] + " s"; sel.appendChild(o);
+    }
+    sel.value = ms;
+  }
+  sel.addEventListener("change", schedule);
 
   var init = JSON.parse(document.getElementById("initial").textContent);
   reset(init.start, init.run);
