@@ -133,6 +133,13 @@ func (p palette) colour(id election.NodeID) string {
 	return fmt.Sprintf("hsl(%d,55%%,48%%)", h)
 }
 
+// LeaderColour is the fill report.html gives a view whose leader is
+// leader (0: no leader) in a cluster of members; ringleader watch's live
+// page paints its lanes with it.
+func LeaderColour(members []election.NodeID, leader election.NodeID) string {
+	return newPalette(members).colour(leader)
+}
+
 // ink is a text colour readable on fill.
 func ink(fill string) string {
 	if len(fill) == 7 && fill[0] == '#' {

@@ -316,6 +316,12 @@ func (b *Backend) Run() string {
 	return b.run
 }
 
+// NewClient returns a client of the local Docker engine, the one the
+// harness uses (ringleader watch reads logs and events with it); its error
+// says what a person needs to know when no engine answers. Close it when
+// done.
+func NewClient(ctx context.Context) (*testcontainers.DockerClient, error) { return newClient(ctx) }
+
 // newClient returns the Docker client testcontainers itself uses (it
 // negotiates the engine's API version).
 func newClient(ctx context.Context) (*testcontainers.DockerClient, error) {

@@ -1,0 +1,30 @@
+//go:build !nodeimage
+
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestWatchRefusesAnAddressBeyondLoopback(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:8090", ":8090", "10.1.2.3:8090"} {
+		args := []string{"watch", "--http", addr}
+		r := ringleader(t, args...)
+		r.wantCode(t, 2, args...)
+		wantContains(t, "stderr", r.stderr, "--http", addr, "loopback only (127.0.0.0/8 or ::1)")
+	}
+}
+
+func TestWatchOfARunWithNoContainersSaysSo(t *testing.T) {
+	args := []string{"watch", "--run", "no-such-run-for-watch-test", "--json"}
+	r := ringleader(t, args...)
+	r.wantCode(t, 1, args...)
+	// Without an engine the error says that instead.
+	if !strings.Contains(r.stderr, "no node containers") && !strings.Contains(r.stderr, "Docker engine") {
+		t.Fatalf("stderr: %s", r.stderr)
+	}
+	if r.stdout != "" {
+		t.Fatalf("stdout: %q", r.stdout)
+	}
+}

@@ -1,0 +1,360 @@
+// Package watch is a live view of a running cluster built from the nodes'
+// container logs alone: what leader each node believes in, its epoch and
+// role, how many messages it sends and receives a second, the faults that
+// can be seen from outside (a container down or paused, a node cut off
+// from every network, drops it counted), and an alarm while two or more
+// nodes hold the role of leader at once.
+//
+// Board is the core: a plain value fed with log lines and container
+// states, with no clock, goroutine or I/O of its own. Follow feeds it
+// from the Docker engine; Run draws it on a terminal, as lines, as JSON
+// records and on a live web page. Nothing here writes to a container or
+// speaks on the cluster's network, so watching changes nothing watched.
+package watch
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// State is what the engine says of a node's container.
+type State string
+
+const (
+	// Unknown: nothing said yet (a Board fed with lines only).
+	Unknown State = ""
+	// Running: the container runs.
+	Running State = "running"
+	// Paused: the container is frozen (docker pause); it logs nothing
+	// and its view is the one it froze with.
+	Paused State = "paused"
+	// Down: the container is not running (killed, stopped, exited) or
+	// the node logged its stop line.
+	Down State = "down"
+)
+
+// Change kinds, the "change" of a Change.
+const (
+	ChangeBoot     = "boot"      // a new process: a new boot ID, no view yet
+	ChangeView     = "view"      // the node announced a new view
+	ChangeDrop     = "drop"      // the node's drop counters grew
+	ChangeStop     = "stop"      // the node logged its graceful stop
+	ChangeState    = "state"     // the container's state changed
+	ChangeAlarm    = "alarm"     // two or more nodes hold role leader (or the set of them changed)
+	ChangeAlarmEnd = "alarm-end" // at most one node holds role leader again
+)
+
+// DefaultRateWindow is the span over which messages per second are counted.
+const DefaultRateWindow = 2 * time.Second
+
+// NodeStatus is what the board knows of one node at one instant.
+type NodeStatus struct {
+	Node      election.NodeID `json:"node"`
+	Container string          `json:"container,omitempty"`
+	// State is the container's state; Isolated says it is attached to
+	// no network at all (docker network disconnect).
+	State    State  `json:"state"`
+	Isolated bool   `json:"isolated,omitempty"`
+	Boot     string `json:"boot,omitempty"`
+	// Leader, Epoch and Role are the node's last view (zero, 0 and
+	// undecided before its first view of a boot).
+	Leader election.NodeID `json:"leader"`
+	Epoch  uint64          `json:"epoch"`
+	Role   election.Role   `json:"role"`
+	// ViewSince is when the node announced that view.
+	ViewSince time.Time `json:"view_since,omitzero"`
+	// SentPerSec and RecvPerSec count send and recv lines over the rate
+	// window ending at the status's instant.
+	SentPerSec float64 `json:"sent_per_s"`
+	RecvPerSec float64 `json:"recv_per_s"`
+	// Drops counts what the node rejected since it booted, by reason
+	// (each drop line stands for itself and the drops it suppressed).
+	Drops map[string]int `json:"drops,omitempty"`
+	// LastLine is the time of the node's last event line.
+	LastLine time.Time `json:"last_line,omitzero"`
+}
+
+// DropTotal is the sum of n's drop counters.
+func (n NodeStatus) DropTotal() int {
+	t := 0
+	for _, c := range n.Drops {
+		t += c
+	}
+	return t
+}
+
+// Change is one thing that changed, as one record: a node's new status
+// (Node set), or the alarm (Leaders set, or empty at its end).
+type Change struct {
+	Time   time.Time `json:"time"`
+	Change string    `json:"change"`
+	*NodeStatus
+	// Leaders are the nodes that hold role leader while the alarm lasts;
+	// PausedLeaders those of them that are frozen (stale leaders that
+	// cannot act until they thaw).
+	Leaders       []election.NodeID `json:"leaders,omitempty"`
+	PausedLeaders []election.NodeID `json:"paused_leaders,omitempty"`
+}
+
+// Board turns the log lines of a cluster's nodes and their containers'
+// states into each node's status and the two-leaders alarm. It is not
+// safe for concurrent use: one goroutine owns it.
+type Board struct {
+	window time.Duration
+	nodes  map[election.NodeID]*nodeState
+	// alarm is the set of leaders while two or more hold the role.
+	alarm       []election.NodeID
+	alarmPaused []election.NodeID
+	alarmSince  time.Time
+	now         time.Time
+}
+
+type nodeState struct {
+	status  NodeStatus
+	lastSeq map[string]uint64 // per boot: the last seq applied
+	sent    []time.Time       // send lines within the window
+	recv    []time.Time
+}
+
+// NewBoard returns an empty board counting rates over window (0:
+// DefaultRateWindow).
+func NewBoard(window time.Duration) *Board {
+	if window <= 0 {
+		window = DefaultRateWindow
+	}
+	return &Board{window: window, nodes: map[election.NodeID]*nodeState{}}
+}
+
+func (b *Board) node(id election.NodeID) *nodeState {
+	n := b.nodes[id]
+	if n == nil {
+		n = &nodeState{status: NodeStatus{Node: id, Role: election.Undecided}, lastSeq: map[string]uint64{}}
+		b.nodes[id] = n
+	}
+	return n
+}
+
+// lineExtra is what the board reads from a line beyond history.Record.
+type lineExtra struct {
+	Suppressed int `json:"suppressed"`
+}
+
+// Line feeds one log line of node id. logged is when the engine received
+// it: the line's own time is used when it has one. Lines that are not
+// event lines (informational ones, a node's stderr) change nothing, and so
+// does a line read twice (the same boot and seq); an unparsable line is
+// ignored. It returns what changed, in order.
+func (b *Board) Line(id election.NodeID, line []byte, logged time.Time) []Change {
+	if len(line) == 0 || line[0] != '{' {
+		return nil
+	}
+	rec, ok, err := history.ParseNodeLog(line)
+	if err != nil || !ok {
+		return nil
+	}
+	at := rec.Time
+	if at.IsZero() {
+		at = logged
+	}
+	b.advance(at)
+	n := b.node(id)
+	if last, seen := n.lastSeq[rec.Boot]; seen && rec.Seq <= last {
+		return nil
+	}
+	n.lastSeq[rec.Boot] = rec.Seq
+	st := &n.status
+	if at.After(st.LastLine) {
+		st.LastLine = at
+	}
+	var out []Change
+	switch rec.Kind {
+	case history.KindBoot:
+		if st.Boot != rec.Boot {
+			// A new process knows nothing yet: its old view and
+			// counters are history.
+			st.Boot = rec.Boot
+			st.Leader, st.Epoch, st.Role, st.ViewSince = 0, 0, election.Undecided, at
+			st.Drops = nil
+			n.sent, n.recv = nil, nil
+		}
+		if st.State == Unknown || st.State == Down {
+			st.State = Running
+		}
+		out = append(out, b.changeOf(ChangeBoot, n, at))
+	case history.KindView:
+		if st.Boot != rec.Boot {
+			st.Boot = rec.Boot
+			st.Drops = nil
+		}
+		st.Leader, st.Epoch, st.Role, st.ViewSince = rec.View.Leader, rec.View.Epoch, rec.View.Role, at
+		if st.State == Unknown {
+			st.State = Running
+		}
+		out = append(out, b.changeOf(ChangeView, n, at))
+	case history.KindSend:
+		n.sent = append(trimBefore(n.sent, at.Add(-b.window)), at)
+		if st.State == Unknown {
+			st.State = Running
+			out = append(out, b.changeOf(ChangeState, n, at))
+		}
+	case history.KindRecv:
+		n.recv = append(trimBefore(n.recv, at.Add(-b.window)), at)
+		if st.State == Unknown {
+			st.State = Running
+			out = append(out, b.changeOf(ChangeState, n, at))
+		}
+	case history.KindDrop:
+		var x lineExtra
+		_ = json.Unmarshal(line, &x) // parsed once already: cannot fail
+		if st.Drops == nil {
+			st.Drops = map[string]int{}
+		}
+		st.Drops[rec.Reason] += 1 + max(x.Suppressed, 0)
+		out = append(out, b.changeOf(ChangeDrop, n, at))
+	case history.KindStop:
+		// The process ends: the state it stopped with stays on
+		// show, but a stopped node holds no role any more.
+		st.State = Down
+		out = append(out, b.changeOf(ChangeStop, n, at))
+	}
+	return append(out, b.checkAlarm(at)...)
+}
+
+// SetState records what the engine says of node id's container: its
+// name, its state, and whether it is attached to no network. It returns
+// a change when any of them changed.
+func (b *Board) SetState(id election.NodeID, container string, s State, isolated bool, at time.Time) []Change {
+	b.advance(at)
+	n := b.node(id)
+	st := &n.status
+	if st.Container == container && st.State == s && st.Isolated == isolated {
+		return nil
+	}
+	st.Container, st.State, st.Isolated = container, s, isolated
+	out := []Change{b.changeOf(ChangeState, n, at)}
+	return append(out, b.checkAlarm(at)...)
+}
+
+// advance moves the board's notion of now forward (never back).
+func (b *Board) advance(t time.Time) {
+	if t.After(b.now) {
+		b.now = t
+	}
+}
+
+// Now is the latest instant the board was told of.
+func (b *Board) Now() time.Time { return b.now }
+
+func (b *Board) changeOf(kind string, n *nodeState, at time.Time) Change {
+	s := b.statusAt(n, at)
+	return Change{Time: at, Change: kind, NodeStatus: &s}
+}
+
+// statusAt is n's status with its rates over the window ending at at;
+// counts older than the window are forgotten.
+func (b *Board) statusAt(n *nodeState, at time.Time) NodeStatus {
+	from := at.Add(-b.window)
+	n.sent = trimBefore(n.sent, from)
+	n.recv = trimBefore(n.recv, from)
+	s := n.status
+	s.SentPerSec = float64(countUntil(n.sent, at)) / b.window.Seconds()
+	s.RecvPerSec = float64(countUntil(n.recv, at)) / b.window.Seconds()
+	s.Drops = maps.Clone(s.Drops)
+	return s
+}
+
+// trimBefore drops the times before from (the slice is in arrival order,
+// nearly sorted; a late stray is dropped when it reaches the front).
+func trimBefore(ts []time.Time, from time.Time) []time.Time {
+	i := 0
+	for i < len(ts) && !ts[i].After(from) {
+		i++
+	}
+	if i == 0 {
+		return ts
+	}
+	return append(ts[:0], ts[i:]...)
+}
+
+func countUntil(ts []time.Time, at time.Time) int {
+	c := 0
+	for _, t := range ts {
+		if !t.After(at) {
+			c++
+		}
+	}
+	return c
+}
+
+// Status returns every node's status at instant now (rates over the
+// window ending there), in ID order.
+func (b *Board) Status(now time.Time) []NodeStatus {
+	b.advance(now)
+	ids := slices.Sorted(maps.Keys(b.nodes))
+	out := make([]NodeStatus, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, b.statusAt(b.nodes[id], now))
+	}
+	return out
+}
+
+// Alarm returns the nodes holding role leader while two or more do (nil
+// otherwise), those of them that are paused, and since when the alarm
+// lasts.
+func (b *Board) Alarm() (leaders, paused []election.NodeID, since time.Time) {
+	if len(b.alarm) < 2 {
+		return nil, nil, time.Time{}
+	}
+	return slices.Clone(b.alarm), slices.Clone(b.alarmPaused), b.alarmSince
+}
+
+// leaders lists the nodes that hold role leader: running or paused (a
+// frozen leader acts as one when it thaws), not down.
+func (b *Board) leaders() []election.NodeID {
+	var out []election.NodeID
+	for id, n := range b.nodes {
+		if n.status.Role == election.Leader && n.status.State != Down {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (b *Board) pausedOf(ids []election.NodeID) []election.NodeID {
+	var out []election.NodeID
+	for _, id := range ids {
+		if b.nodes[id].status.State == Paused {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// checkAlarm compares the leaders now with the alarm's and says when the
+// alarm begins, changes or ends.
+func (b *Board) checkAlarm(at time.Time) []Change {
+	ls := b.leaders()
+	if len(ls) < 2 {
+		ls = nil
+	}
+	paused := b.pausedOf(ls)
+	if slices.Equal(ls, b.alarm) && slices.Equal(paused, b.alarmPaused) {
+		return nil
+	}
+	began := b.alarm == nil
+	b.alarm, b.alarmPaused = ls, paused
+	if ls == nil {
+		b.alarmSince = time.Time{}
+		return []Change{{Time: at, Change: ChangeAlarmEnd}}
+	}
+	if began {
+		b.alarmSince = at
+	}
+	return []Change{{Time: at, Change: ChangeAlarm, Leaders: slices.Clone(ls), PausedLeaders: slices.Clone(paused)}}
+}

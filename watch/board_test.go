@@ -1,0 +1,252 @@
+package watch
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+
+// nodeLog writes node log lines as a node would (docs/logs.md), one boot
+// at a time, numbering seq itself.
+type nodeLog struct {
+	id   election.NodeID
+	boot string
+	seq  uint64
+}
+
+func (l *nodeLog) line(at time.Duration, event, extra string) []byte {
+	l.seq++
+	s := fmt.Sprintf(`{"time":%q,"level":"info","msg":"m","node":%d,"boot":%q,"seq":%d,"event":%q%s}`,
+		t0.Add(at).Format(time.RFC3339Nano), l.id, l.boot, l.seq, event, extra)
+	return []byte(s)
+}
+
+func (l *nodeLog) boot_(at time.Duration, boot string) []byte {
+	l.boot, l.seq = boot, 0
+	return l.line(at, "boot", `,"schema":1,"algorithm":"bully"`)
+}
+
+func (l *nodeLog) view(at time.Duration, leader election.NodeID, epoch uint64, role election.Role) []byte {
+	return l.line(at, "view", fmt.Sprintf(`,"leader":%d,"epoch":%d,"role":%q`, leader, epoch, role))
+}
+
+func (l *nodeLog) msg(at time.Duration, event string, from, to election.NodeID) []byte {
+	return l.line(at, event, fmt.Sprintf(`,"type":"HEARTBEAT","from":%d,"to":%d,"epoch":1,"message":{"type":"HEARTBEAT","from":%d,"to":%d,"epoch":1}`, from, to, from, to))
+}
+
+func (l *nodeLog) drop(at time.Duration, reason string, suppressed int) []byte {
+	return l.line(at, "drop", fmt.Sprintf(`,"reason":%q,"detail":"d","bytes":3,"suppressed":%d`, reason, suppressed))
+}
+
+func kinds(cs []Change) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Change)
+	}
+	return out
+}
+
+func statusOf(t *testing.T, b *Board, id election.NodeID, now time.Time) NodeStatus {
+	t.Helper()
+	for _, s := range b.Status(now) {
+		if s.Node == id {
+			return s
+		}
+	}
+	t.Fatalf("node %d not on the board", id)
+	return NodeStatus{}
+}
+
+func TestBoardFollowsViews(t *testing.T) {
+	b := NewBoard(0)
+	n1, n2 := &nodeLog{id: 1}, &nodeLog{id: 2}
+	feed := func(id election.NodeID, line []byte) []Change { return b.Line(id, line, time.Time{}) }
+	if got := kinds(feed(1, n1.boot_(0, "b1"))); !slices.Equal(got, []string{ChangeBoot}) {
+		t.Fatalf("boot: changes %v", got)
+	}
+	feed(2, n2.boot_(time.Millisecond, "b2"))
+	feed(1, n1.view(10*time.Millisecond, 0, 0, election.Candidate))
+	cs := feed(2, n2.view(20*time.Millisecond, 2, 1, election.Leader))
+	if len(cs) != 1 || cs[0].Leader != 2 || cs[0].Role != election.Leader || cs[0].Epoch != 1 || !cs[0].Time.Equal(t0.Add(20*time.Millisecond)) {
+		t.Fatalf("view change: %+v", cs)
+	}
+	feed(1, n1.view(30*time.Millisecond, 2, 1, election.Follower))
+	st := b.Status(t0.Add(time.Second))
+	if len(st) != 2 || st[0].Leader != 2 || st[0].Role != election.Follower || st[1].Role != election.Leader || st[0].State != Running {
+		t.Fatalf("status: %+v", st)
+	}
+	if st[0].Boot != "b1" || !st[0].ViewSince.Equal(t0.Add(30*time.Millisecond)) {
+		t.Fatalf("node 1: boot %q, view since %v", st[0].Boot, st[0].ViewSince)
+	}
+}
+
+func TestBoardIgnoresRepeatsAndNonEvents(t *testing.T) {
+	b := NewBoard(0)
+	n := &nodeLog{id: 3}
+	boot := n.boot_(0, "b")
+	view := n.view(time.Millisecond, 3, 1, election.Leader)
+	b.Line(3, boot, time.Time{})
+	b.Line(3, view, time.Time{})
+	// Re-attaching to a log after a restart reads some lines again.
+	if cs := b.Line(3, view, time.Time{}); cs != nil {
+		t.Fatalf("a line read twice changed %v", kinds(cs))
+	}
+	for _, l := range []string{
+		`{"time":"2026-11-23T12:00:01Z","node":3,"boot":"b","event":"peer-down-hint","peer":5,"source":"route"}`,
+		`{"time":"2026-11-23T12:00:01Z","level":"info","msg":"starting"}`,
+		`plain text on stderr`,
+		`{"broken`,
+		``,
+	} {
+		if cs := b.Line(3, []byte(l), t0); cs != nil {
+			t.Errorf("%q changed %v", l, kinds(cs))
+		}
+	}
+	if s := statusOf(t, b, 3, t0); s.Leader != 3 || s.Role != election.Leader {
+		t.Fatalf("status after noise: %+v", s)
+	}
+}
+
+func TestBoardRestartForgetsTheOldView(t *testing.T) {
+	b := NewBoard(0)
+	n := &nodeLog{id: 5}
+	b.Line(5, n.boot_(0, "first"), time.Time{})
+	b.Line(5, n.view(time.Millisecond, 5, 1, election.Leader), time.Time{})
+	b.Line(5, n.drop(2*time.Millisecond, "foreign-cluster", 0), time.Time{})
+	b.SetState(5, "ringleader-node5", Down, false, t0.Add(time.Second))
+	if s := statusOf(t, b, 5, t0.Add(time.Second)); s.State != Down || s.Leader != 5 {
+		t.Fatalf("killed: %+v (a dead node keeps showing the view it died with)", s)
+	}
+	cs := b.Line(5, n.boot_(2*time.Second, "second"), time.Time{})
+	if got := kinds(cs); !slices.Equal(got, []string{ChangeBoot}) {
+		t.Fatalf("new boot: %v", got)
+	}
+	s := statusOf(t, b, 5, t0.Add(2*time.Second))
+	if s.Boot != "second" || s.Leader != 0 || s.Role != election.Undecided || s.State != Running || s.DropTotal() != 0 {
+		t.Fatalf("after restart: %+v", s)
+	}
+	// The new boot's seq starts at 1 again and is not taken for a repeat.
+	if cs := b.Line(5, n.view(2100*time.Millisecond, 5, 2, election.Leader), time.Time{}); len(cs) != 1 || cs[0].Epoch != 2 {
+		t.Fatalf("view of the new boot: %+v", cs)
+	}
+}
+
+func TestBoardCountsDropsWithSuppressed(t *testing.T) {
+	b := NewBoard(0)
+	n := &nodeLog{id: 1}
+	b.Line(1, n.boot_(0, "b"), time.Time{})
+	b.Line(1, n.drop(time.Millisecond, "foreign-cluster", 0), time.Time{})
+	cs := b.Line(1, n.drop(time.Second+time.Millisecond, "foreign-cluster", 6), time.Time{})
+	b.Line(1, n.drop(time.Second+2*time.Millisecond, "malformed", 0), time.Time{})
+	if len(cs) != 1 || cs[0].Change != ChangeDrop || cs[0].Drops["foreign-cluster"] != 8 {
+		t.Fatalf("drop change: %+v", cs)
+	}
+	s := statusOf(t, b, 1, t0.Add(2*time.Second))
+	if s.Drops["foreign-cluster"] != 8 || s.Drops["malformed"] != 1 || s.DropTotal() != 9 {
+		t.Fatalf("drops: %v", s.Drops)
+	}
+}
+
+func TestBoardRatesOverTheWindow(t *testing.T) {
+	b := NewBoard(2 * time.Second)
+	n := &nodeLog{id: 5}
+	b.Line(5, n.boot_(0, "b"), time.Time{})
+	// A leader heartbeating 4 peers every 100 ms for 3 s: 40 sends a
+	// second; it receives one reply a second.
+	for i := range 30 {
+		at := time.Duration(i) * 100 * time.Millisecond
+		for to := election.NodeID(1); to <= 4; to++ {
+			if cs := b.Line(5, n.msg(at, "send", 5, to), time.Time{}); cs != nil {
+				t.Fatalf("a send is not a change: %v", kinds(cs))
+			}
+		}
+		if i%10 == 0 {
+			b.Line(5, n.msg(at, "recv", 1, 5), time.Time{})
+		}
+	}
+	s := statusOf(t, b, 5, t0.Add(2950*time.Millisecond))
+	if s.SentPerSec != 40 || s.RecvPerSec != 1 {
+		t.Fatalf("rates at 2.95 s: sent %v/s recv %v/s, want 40 and 1", s.SentPerSec, s.RecvPerSec)
+	}
+	// Silence (a paused node logs nothing): the rates fall to zero.
+	s = statusOf(t, b, 5, t0.Add(10*time.Second))
+	if s.SentPerSec != 0 || s.RecvPerSec != 0 {
+		t.Fatalf("rates after 7 s of silence: %v, %v", s.SentPerSec, s.RecvPerSec)
+	}
+}
+
+func TestBoardAlarmsWhileTwoLead(t *testing.T) {
+	b := NewBoard(0)
+	n4, n5 := &nodeLog{id: 4}, &nodeLog{id: 5}
+	b.Line(4, n4.boot_(0, "b4"), time.Time{})
+	b.Line(5, n5.boot_(0, "b5"), time.Time{})
+	b.Line(5, n5.view(10*time.Millisecond, 5, 1, election.Leader), time.Time{})
+	b.Line(4, n4.view(11*time.Millisecond, 5, 1, election.Follower), time.Time{})
+	if l, _, _ := b.Alarm(); l != nil {
+		t.Fatalf("one leader, alarm %v", l)
+	}
+	// 5 is cut off: 4 stops hearing it and takes over while 5 still
+	// believes it leads.
+	cs := b.Line(4, n4.view(time.Second, 4, 2, election.Leader), time.Time{})
+	if got := kinds(cs); !slices.Equal(got, []string{ChangeView, ChangeAlarm}) {
+		t.Fatalf("changes %v", got)
+	}
+	if !slices.Equal(cs[1].Leaders, []election.NodeID{4, 5}) || cs[1].PausedLeaders != nil {
+		t.Fatalf("alarm %+v", cs[1])
+	}
+	leaders, paused, since := b.Alarm()
+	if !slices.Equal(leaders, []election.NodeID{4, 5}) || paused != nil || !since.Equal(t0.Add(time.Second)) {
+		t.Fatalf("Alarm() = %v %v %v", leaders, paused, since)
+	}
+	// Paused, 5 is a stale leader: still alarmed, and said so.
+	cs = b.SetState(5, "ringleader-node5", Paused, false, t0.Add(2*time.Second))
+	if got := kinds(cs); !slices.Equal(got, []string{ChangeState, ChangeAlarm}) || !slices.Equal(cs[1].PausedLeaders, []election.NodeID{5}) {
+		t.Fatalf("pause: %v %+v", got, cs)
+	}
+	if _, _, s := b.Alarm(); !s.Equal(since) {
+		t.Fatalf("the alarm's start moved to %v", s)
+	}
+	// Killed, it holds nothing.
+	cs = b.SetState(5, "ringleader-node5", Down, false, t0.Add(3*time.Second))
+	if got := kinds(cs); !slices.Equal(got, []string{ChangeState, ChangeAlarmEnd}) {
+		t.Fatalf("kill: %v", got)
+	}
+	if l, _, _ := b.Alarm(); l != nil {
+		t.Fatalf("alarm after the kill: %v", l)
+	}
+}
+
+func TestBoardStopLineEndsALeadership(t *testing.T) {
+	b := NewBoard(0)
+	n1, n2 := &nodeLog{id: 1}, &nodeLog{id: 2}
+	b.Line(1, n1.boot_(0, "b1"), time.Time{})
+	b.Line(2, n2.boot_(0, "b2"), time.Time{})
+	b.Line(2, n2.view(time.Millisecond, 2, 1, election.Leader), time.Time{})
+	b.Line(2, n2.line(time.Second, "stop", `,"leader":2,"epoch":1,"role":"leader"`), time.Time{})
+	cs := b.Line(1, n1.view(1100*time.Millisecond, 1, 2, election.Leader), time.Time{})
+	if got := kinds(cs); !slices.Equal(got, []string{ChangeView}) {
+		t.Fatalf("a stopped leader still counted: %v", got)
+	}
+	if s := statusOf(t, b, 2, t0.Add(2*time.Second)); s.State != Down {
+		t.Fatalf("stopped node: %+v", s)
+	}
+}
+
+func TestBoardStateChangesOnlyWhenDifferent(t *testing.T) {
+	b := NewBoard(0)
+	if cs := b.SetState(1, "c1", Running, false, t0); len(cs) != 1 {
+		t.Fatalf("first state: %v", kinds(cs))
+	}
+	if cs := b.SetState(1, "c1", Running, false, t0.Add(time.Second)); cs != nil {
+		t.Fatalf("same state again: %v", kinds(cs))
+	}
+	cs := b.SetState(1, "c1", Running, true, t0.Add(2*time.Second))
+	if len(cs) != 1 || !cs[0].Isolated {
+		t.Fatalf("isolated: %+v", cs)
+	}
+}

@@ -1,0 +1,197 @@
+package watch
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+// lineOf is one change as one line of text:
+//
+//	12:00:01.234 node 4 view: leader 4, epoch 2, role leader (running; sent 40.0/s, recv 3.0/s)
+//	12:00:01.234 ALARM: nodes 4, 5 hold role leader at once
+func lineOf(c Change) string {
+	at := c.Time.Local().Format("15:04:05.000")
+	switch c.Change {
+	case ChangeAlarm:
+		s := fmt.Sprintf("%s ALARM: nodes %s hold role leader at once", at, ids(c.Leaders))
+		if len(c.PausedLeaders) > 0 {
+			s += fmt.Sprintf(" (%s paused: a stale leader until it thaws)", ids(c.PausedLeaders))
+		}
+		return s
+	case ChangeAlarmEnd:
+		return at + " alarm over: at most one node holds role leader"
+	}
+	n := c.NodeStatus
+	var what string
+	switch c.Change {
+	case ChangeBoot:
+		what = "boot " + n.Boot
+	case ChangeView:
+		what = fmt.Sprintf("view: leader %s, epoch %d, role %s", leaderText(n.Leader), n.Epoch, n.Role)
+	case ChangeDrop:
+		what = "drops: " + dropsText(n.Drops)
+	case ChangeStop:
+		what = "stopped (graceful)"
+	case ChangeState:
+		what = "container " + stateText(*n)
+	default:
+		what = c.Change
+	}
+	return fmt.Sprintf("%s node %d %s (%s; sent %.1f/s, recv %.1f/s)", at, n.Node, what, stateText(*n), n.SentPerSec, n.RecvPerSec)
+}
+
+func ids(ns []election.NodeID) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+func leaderText(l election.NodeID) string {
+	if l == 0 {
+		return "none"
+	}
+	return fmt.Sprint(l)
+}
+
+func stateText(n NodeStatus) string {
+	s := string(n.State)
+	if s == "" {
+		s = "unknown"
+	}
+	if n.Isolated {
+		s += ", no network"
+	}
+	return s
+}
+
+func dropsText(d map[string]int) string {
+	if len(d) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, r := range slices.Sorted(maps.Keys(d)) {
+		parts = append(parts, fmt.Sprintf("%s %d", r, d[r]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ANSI escapes the screen uses.
+const (
+	escHome      = "\x1b[H"
+	escClear     = "\x1b[2J"
+	escClearLine = "\x1b[K"
+	escClearDown = "\x1b[J"
+	escHide      = "\x1b[?25l"
+	escShow      = "\x1b[?25h"
+	escBold      = "\x1b[1m"
+	escDim       = "\x1b[2m"
+	escRed       = "\x1b[1;31m"
+	escBlue      = "\x1b[34m"
+	escReset     = "\x1b[0m"
+)
+
+// screen is the view redrawn in place on a terminal.
+type screen struct {
+	w   io.Writer
+	run string
+}
+
+func newScreen(w io.Writer, run string) *screen { return &screen{w: w, run: run} }
+
+func (s *screen) start() error {
+	_, err := io.WriteString(s.w, escHide+escClear+escHome)
+	return err
+}
+
+// stop leaves the last view on screen and gives the cursor back.
+func (s *screen) stop() { io.WriteString(s.w, escShow+"\n") }
+
+func (s *screen) draw(b *Board, now time.Time) error {
+	_, err := io.WriteString(s.w, escHome+screenText(b, now, s.run, true)+escClearDown)
+	return err
+}
+
+// screenText is the whole view: a title, one row per node, the alarm.
+// With ansi, each line clears what an earlier, longer view left.
+func screenText(b *Board, now time.Time, run string, ansi bool) string {
+	esc := func(code string) string {
+		if ansi {
+			return code
+		}
+		return ""
+	}
+	eol := esc(escClearLine) + "\n"
+	var sb strings.Builder
+	st := b.Status(now)
+	fmt.Fprintf(&sb, "%sringleader watch%s · run %s · %d nodes · %s · Ctrl-C to quit%s", esc(escBold), esc(escReset), run, len(st), now.Local().Format("15:04:05"), eol)
+	sb.WriteString(eol)
+	fmt.Fprintf(&sb, "%-5s %-9s %-7s %-6s %-10s %8s %8s  %-9s %s%s", "NODE", "STATE", "LEADER", "EPOCH", "ROLE", "SENT/s", "RECV/s", "VIEW FOR", "FAULTS SEEN", eol)
+	for _, n := range st {
+		state, col := string(n.State), ""
+		switch n.State {
+		case Paused:
+			col = esc(escBlue)
+		case Down:
+			col = esc(escDim)
+		case Unknown:
+			state = "?"
+		}
+		role, roleW := string(n.Role), len(n.Role)
+		if n.Role == election.Leader {
+			role, roleW = esc(escBold)+"★ leader"+esc(escReset)+col, 8
+		}
+		since := ""
+		if !n.ViewSince.IsZero() {
+			since = roundFor(now.Sub(n.ViewSince))
+		}
+		var faults []string
+		switch n.State {
+		case Down:
+			faults = append(faults, "down")
+		case Paused:
+			faults = append(faults, "paused")
+		}
+		if n.Isolated {
+			faults = append(faults, "no network")
+		}
+		if len(n.Drops) > 0 {
+			faults = append(faults, "drops: "+dropsText(n.Drops))
+		}
+		// Pad the role by its visible width: escapes take none.
+		rolePad := strings.Repeat(" ", max(0, 10-roleW))
+		fmt.Fprintf(&sb, "%s%5d %-9s %7s %6d %s%s %8.1f %8.1f  %-9s %s%s%s",
+			col, n.Node, state, leaderText(n.Leader), n.Epoch, role, rolePad, n.SentPerSec, n.RecvPerSec, since, strings.Join(faults, "; "), esc(escReset), eol)
+	}
+	sb.WriteString(eol)
+	if leaders, paused, since := b.Alarm(); leaders != nil {
+		fmt.Fprintf(&sb, "%sALARM%s nodes %s hold role leader at once, for %s", esc(escRed), esc(escReset), ids(leaders), roundFor(now.Sub(since)))
+		if len(paused) > 0 {
+			fmt.Fprintf(&sb, " (%s paused: a stale leader until it thaws)", ids(paused))
+		}
+		sb.WriteString(eol)
+	} else {
+		sb.WriteString("no alarm: at most one node holds role leader" + eol)
+	}
+	return sb.String()
+}
+
+// roundFor is a duration as people read it at a glance.
+func roundFor(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	case d < time.Hour:
+		return d.Round(time.Second).String()
+	}
+	return d.Round(time.Minute).String()
+}
