@@ -27,15 +27,16 @@ const ComposeRun = "compose"
 // starting one. It finds the run's node containers and network by label,
 // reads the cluster's shape from the nodes' own environment, reads back the
 // faults in force (paused containers, every namespace's netfilter rules,
-// running delay helpers), and follows every node's log from its start, so
-// that views are known at once. Records with a time before recordFrom go
-// nowhere (the zero time records everything).
+// running delay helpers), and reads every node's log from its start, so
+// that views are known at once. The history (sink, when not nil) starts at
+// the moment of attaching: one view record per running node saying what
+// it views then, and after that everything as it happens, as after Start.
 //
 // Faults then work as after Start. Close detaches: it stops following and
 // removes only the short-lived helpers it ran; the cluster, and any fault
 // it put in force, stays (`make down` or `ringleader clean --run` remove
 // them).
-func (b *Backend) Attach(ctx context.Context, run string, sink history.Sink, recordFrom time.Time) (chaos.ClusterSpec, error) {
+func (b *Backend) Attach(ctx context.Context, run string, sink history.Sink) (chaos.ClusterSpec, error) {
 	ctx, done, ok := b.begin(ctx)
 	defer done()
 	if !ok {
@@ -47,7 +48,9 @@ func (b *Backend) Attach(ctx context.Context, run string, sink history.Sink, rec
 		return chaos.ClusterSpec{}, fmt.Errorf("docker: backend already holds run %s; use a new Backend", b.run)
 	}
 	b.started, b.attached = true, true
-	b.sink, b.run, b.recordFrom = sink, run, recordFrom
+	// Nothing is recorded while the logs are read back: the snapshot
+	// below stands for all of it.
+	b.sink, b.run, b.recordFrom = sink, run, time.Now().Add(100*365*24*time.Hour)
 	b.nodes = map[election.NodeID]*node{}
 	b.views = map[election.NodeID]election.View{}
 	b.paused = map[election.NodeID]bool{}
@@ -97,6 +100,7 @@ func (b *Backend) Attach(ctx context.Context, run string, sink history.Sink, rec
 	}); err != nil {
 		return chaos.ClusterSpec{}, err
 	}
+	b.snapshot()
 	for _, n := range b.nodes {
 		b.followers.Add(1)
 		go b.follow(followCtx, n)
@@ -380,4 +384,68 @@ func (b *Backend) detach(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Attached is the backend of a run that plays a scenario on a cluster that
+// is already running (`ringleader run --attach`): its Start adopts the
+// cluster labelled Run instead of starting one, after checking that it is
+// the cluster the scenario describes, and its Close leaves it running.
+// The history starts when it attaches, with what every node views then.
+type Attached struct {
+	*Backend
+	Run string
+}
+
+// Start adopts the running cluster and refuses it, saying why, when its
+// shape is not spec's: another algorithm, quorum mode, membership or
+// timing would make the scenario's deadlines and checkers mean something
+// else.
+func (a Attached) Start(ctx context.Context, spec chaos.ClusterSpec, sink history.Sink) error {
+	got, err := a.Backend.Attach(ctx, a.Run, sink)
+	if err != nil {
+		return err
+	}
+	if why := ShapeMismatch(got, spec); why != "" {
+		return fmt.Errorf("docker: the running cluster %s is not the scenario's: %s", a.Run, why)
+	}
+	return nil
+}
+
+// ShapeMismatch says how a running cluster differs from the cluster a
+// scenario wants, or "" when they match. Names and seeds do not matter.
+func ShapeMismatch(running, want chaos.ClusterSpec) string {
+	var diffs []string
+	if running.Algorithm != want.Algorithm {
+		diffs = append(diffs, fmt.Sprintf("it runs %s, the scenario wants %s", running.Algorithm, want.Algorithm))
+	}
+	if running.Quorum != want.Quorum {
+		diffs = append(diffs, fmt.Sprintf("its quorum is %s, the scenario's %s (QUORUM=%s make up starts one that matches)", running.Quorum, want.Quorum, want.Quorum))
+	}
+	if !slices.Equal(running.Members, want.Members) {
+		diffs = append(diffs, fmt.Sprintf("its members are %s, the scenario's %s", chaos.IDList(running.Members), chaos.IDList(want.Members)))
+	}
+	if rt, wt := running.Timing.WithDefaults(), want.Timing.WithDefaults(); rt != wt {
+		diffs = append(diffs, fmt.Sprintf("its timing is heartbeat %v, suspicion %v, answer %v; the scenario's %v, %v, %v", rt.Heartbeat, rt.Suspicion, rt.Answer, wt.Heartbeat, wt.Suspicion, wt.Answer))
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// snapshot starts the history of an attached cluster: at this instant, one
+// view record per running node with the view its log shows last (carrying
+// that line's boot and seq, so the records that follow continue its
+// sequence), and from now on every line is recorded.
+func (b *Backend) snapshot() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	for _, id := range b.spec.Members {
+		n := b.nodes[id]
+		v, ok := b.views[id]
+		if n == nil || !n.up || !ok || len(n.boots) == 0 {
+			continue
+		}
+		boot := n.boots[len(n.boots)-1]
+		b.appendRecordLocked(history.Record{Time: now, Process: "node", Kind: history.KindView, Node: id, Boot: boot, Seq: n.lastSeq[boot], View: &v})
+	}
+	b.recordFrom = now
 }

@@ -187,7 +187,14 @@ func (b *Backend) handleLine(n *node, line []byte, stderr bool) {
 	case history.KindView:
 		b.views[n.id] = *rec.View
 	}
-	if !rec.Time.Before(b.recordFrom) {
+	switch {
+	case !rec.Time.Before(b.recordFrom):
+		b.appendRecordLocked(rec)
+	case rec.Kind == history.KindView && !b.recordFrom.IsZero() && b.recordFrom.Before(time.Now()):
+		// An attached backend's snapshot was taken a moment before
+		// this line, logged earlier, was read: the view it records is
+		// the node's from the snapshot on.
+		rec.Time = b.recordFrom
 		b.appendRecordLocked(rec)
 	}
 	b.notifyLocked()

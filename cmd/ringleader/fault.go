@@ -65,7 +65,7 @@ func runFault(args []string) int {
 	}
 	b := docker.New(docker.WithBuild(false), docker.WithProgress(progress))
 	defer b.Close(context.Background())
-	spec, err := b.Attach(ctx, *run, nil, time.Now())
+	spec, err := b.Attach(ctx, *run, nil)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ringleader fault: %v\n", err)
 		return 1

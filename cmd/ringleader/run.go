@@ -37,6 +37,7 @@ type runFlags struct {
 	junit   string
 	image   string
 	build   bool
+	attach  string
 }
 
 // parseInterleaved lets flags and file arguments come in any order
@@ -68,6 +69,7 @@ func runCmd(args []string) int {
 	fs.StringVar(&f.junit, "junit", "", "also write the runs as JUnit XML to `FILE` for CI: a testsuite per run, a testcase per expectation and checker")
 	fs.StringVar(&f.image, "image", docker.DefaultImage, "node image tag (docker backend)")
 	fs.BoolVar(&f.build, "build", true, "build the node image from this source tree first (docker backend)")
+	fs.StringVar(&f.attach, "attach", "", "play the scenarios on the running `CLUSTER` (compose, or a harness run's label) instead of starting one; its shape must match each scenario's")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: ringleader run [scenario.yaml|dir ...] [flags]\n\nRuns scenarios (default: every file in scenarios/) and judges them.\nExit status: 0 all passed, 1 an expectation or checker verdict failed, 2 invalid scenario or flags,\n130 interrupted (SIGINT, SIGTERM, SIGHUP), 141 the output was closed (| head); either way the cluster is removed first.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -82,6 +84,15 @@ func runCmd(args []string) int {
 	if f.backend != "docker" && f.backend != "sim" {
 		fmt.Fprintf(os.Stderr, "ringleader run: --backend %q: want docker or sim\n", f.backend)
 		return 2
+	}
+	if f.attach != "" {
+		if f.backend != "docker" {
+			fmt.Fprintf(os.Stderr, "ringleader run: --attach runs on a docker cluster; drop --backend %s\n", f.backend)
+			return 2
+		}
+		// The cluster is not ours: nothing to build, and the run must
+		// not start one of its own.
+		f.build = false
 	}
 	if f.repeat < 0 {
 		fmt.Fprintf(os.Stderr, "ringleader run: --repeat %d: want a positive count\n", f.repeat)
@@ -150,6 +161,11 @@ func runScenarios(ctx context.Context, scs []*scenario.Scenario, f runFlags, std
 		}
 		newBackend = func() chaos.Backend {
 			return docker.New(docker.WithImage(f.image), docker.WithBuild(false), docker.WithWarnings(stderr))
+		}
+		if f.attach != "" {
+			newBackend = func() chaos.Backend {
+				return docker.Attached{Backend: docker.New(docker.WithBuild(false), docker.WithWarnings(stderr)), Run: f.attach}
+			}
 		}
 	}
 

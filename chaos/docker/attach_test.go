@@ -1,0 +1,93 @@
+package docker
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
+)
+
+// TestAttachSeesTheRunningClusterAndLeavesIt: a second backend attaches to
+// a running cluster by its run label; it finds the cluster's shape, every
+// view and the cuts in force; a fault it applies is in the owner's view of
+// the world too; and closing it leaves the cluster running.
+func TestAttachSeesTheRunningClusterAndLeavesIt(t *testing.T) {
+	owner, _ := startCluster(t, 3)
+	await(t, owner, "all on 3", allSee(ids(1, 2, 3), 3))
+	apply(t, owner, chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 3}}})
+
+	a := New(WithBuild(false), WithProgress(testWriter{t}))
+	mem := &history.Memory{}
+	got, err := a.Attach(context.Background(), owner.Run(), mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := spec(owner.Run(), 3)
+	if why := ShapeMismatch(got, want); why != "" || got.Name != owner.Run() {
+		t.Fatalf("attached to %+v, want the shape of %+v: %s", got, want, why)
+	}
+	st := a.State()
+	if !st.Cut[[2]election.NodeID{1, 3}] || st.Cut[[2]election.NodeID{3, 1}] {
+		t.Errorf("attached backend reads cuts %v, want exactly 1→3", st.Cut)
+	}
+	for _, id := range ids(1, 2, 3) {
+		if st.Views[id].Leader != owner.State().Views[id].Leader {
+			t.Errorf("node %d: attached reads view %v, the owner %v", id, st.Views[id], owner.State().Views[id])
+		}
+	}
+	// The history starts at the attach: one view per node, nothing older.
+	recs := mem.Records()
+	if len(recs) < 3 || !slices.ContainsFunc(recs, func(r history.Record) bool { return r.Kind == history.KindView && r.Node == 2 }) {
+		t.Errorf("history after attach begins %v, want a view record per node", recs)
+	}
+	for _, r := range recs {
+		if r.Kind == history.KindBoot {
+			t.Errorf("an attached history holds a boot from before the attach: %+v", r)
+		}
+	}
+
+	if err := a.Apply(context.Background(), chaos.Fault{Op: chaos.Kill, Nodes: ids(3)}, "[3]"); err != nil {
+		t.Fatal(err)
+	}
+	await(t, owner, "1 and 2 on 2 after the attached kill", allSee(ids(1, 2), 2))
+	if err := a.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if up := owner.State().Up; !up[1] || !up[2] {
+		t.Fatalf("closing the attached backend took nodes down: %v", up)
+	}
+	ok, err := owner.running(context.Background(), owner.nodes[1])
+	if err != nil || !ok {
+		t.Fatalf("node 1 not running after the attached backend closed: %v %v", ok, err)
+	}
+}
+
+// TestAttachRefusesWhatIsNotThere: no cluster, no attach, and a message
+// that says what to do.
+func TestAttachRefusesWhatIsNotThere(t *testing.T) {
+	dockertest.Require(t)
+	if _, err := New(WithBuild(false)).Attach(context.Background(), "no-such-run-"+strings.ToLower(t.Name()), nil); err == nil || !strings.Contains(err.Error(), "no such cluster is running") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestShapeMismatchSaysHow(t *testing.T) {
+	base := chaos.ClusterSpec{Algorithm: "bully", Members: ids(1, 2, 3), Timing: election.Timing{Heartbeat: 100 * time.Millisecond}}
+	if why := ShapeMismatch(base, base); why != "" {
+		t.Fatalf("identical: %s", why)
+	}
+	other := base
+	other.Quorum, other.Members, other.Algorithm = election.Majority, ids(1, 2, 3, 4), "ring"
+	why := ShapeMismatch(base, other)
+	for _, w := range []string{"runs bully, the scenario wants ring", "quorum", "[1,2,3,4]"} {
+		if !strings.Contains(why, w) {
+			t.Errorf("%q does not say %q", why, w)
+		}
+	}
+}
