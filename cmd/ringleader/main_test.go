@@ -80,7 +80,7 @@ func wantContains(t *testing.T, what, s string, subs ...string) {
 	}
 }
 
-var commandNames = []string{"clean", "netfilter", "node", "reap", "run", "sim"}
+var commandNames = []string{"clean", "fault", "netfilter", "node", "reap", "run", "sim", "tap", "watch"}
 
 func TestNoArgumentsPrintsUsageOnStderrAndExits2(t *testing.T) {
 	r := ringleader(t)
@@ -472,4 +472,33 @@ func TestNodeRejectsIDZeroExit2NamingTheFlag(t *testing.T) {
 	r := ringleader(t, args...)
 	r.wantCode(t, 2, args...)
 	wantContains(t, "stderr", r.stderr, "--id")
+}
+
+// TestNetfilterHelpListsTheRuleFlags: the helper's rule flags are in its
+// help, so a person can run it by hand.
+func TestNetfilterHelpListsTheRuleFlags(t *testing.T) {
+	r := ringleader(t, "netfilter", "apply", "-h")
+	r.wantCode(t, 0, "netfilter", "apply", "-h")
+	wantContains(t, "netfilter apply -h", r.stderr, "-drop-out", "-drop-in", "-loss-peers", "-queue-peers", "-delay", "NET_ADMIN")
+}
+
+// TestFaultRefusesBadWordsBeforeTouchingAnything: a malformed fault is
+// refused with exit 2 and a message naming it, before any engine is asked.
+func TestFaultRefusesBadWordsBeforeTouchingAnything(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fault"}, "no fault given"},
+		{[]string{"fault", "explode", "5"}, "unknown fault"},
+		{[]string{"fault", "partition", "odd"}, "not a group of node IDs"},
+		{[]string{"fault", "cut", "1"}, "two node IDs"},
+	} {
+		r := ringleader(t, c.args...)
+		r.wantCode(t, 2, c.args...)
+		wantContains(t, strings.Join(c.args, " "), r.stderr, c.want)
+	}
+	r := ringleader(t, "fault", "-h")
+	r.wantCode(t, 0, "fault", "-h")
+	wantContains(t, "fault -h", r.stderr, "partition 1,2,3 4,5", "isolate TARGET", "cut A B [--one-way]", "-run")
 }

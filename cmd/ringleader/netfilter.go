@@ -27,12 +27,27 @@ const netfilterUsage = `Usage: ringleader netfilter apply [rule flags]   replace
                                                   install the rules and release queued packets after D±J until killed
 
 Needs CAP_NET_ADMIN in the namespace; the docker backend runs it as
-  docker run --user 0 --network container:<node> --cap-add NET_ADMIN --entrypoint /ringleader <image> netfilter ...
+  docker run --user 0 --network container:<node> --cap-drop ALL --cap-add NET_ADMIN \
+    --security-opt no-new-privileges:true --entrypoint /ringleader <image> netfilter ...
+By hand, ringleader fault does all of this for you (ringleader fault -h).
+
+Rule flags (apply and delay):
 `
 
+// printNetfilterUsage prints the actions and every rule flag.
+func printNetfilterUsage() {
+	fmt.Fprint(os.Stderr, netfilterUsage)
+	fs := flag.NewFlagSet("netfilter", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	var r netfilter.Rules
+	r.Flags(fs)
+	fs.PrintDefaults()
+	fmt.Fprint(os.Stderr, "\nDelay flags:\n  -delay duration\n    \thow long each queued packet is held (e.g. 100ms)\n  -jitter duration\n    \tuniform random extra in [-jitter, +jitter]\n")
+}
+
 func runNetfilter(args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(os.Stderr, netfilterUsage)
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || (len(args) == 2 && (args[1] == "-h" || args[1] == "--help")) {
+		printNetfilterUsage()
 		if len(args) == 0 {
 			return 2
 		}
