@@ -35,7 +35,7 @@ images: ## build the node image FROM scratch (nothing is pulled)
 # `make down`. Only its owner can read the file.
 SECRET_FILE := .ringleader/compose.secret
 
-up: images ## start the 5-node compose cluster with a fresh secret (ALGORITHM=, QUORUM= to switch)
+up: images ## start the 5-node compose cluster with a fresh secret (ALGORITHM=, QUORUM=, LOG_LEVEL= to switch)
 	@test -n "$(COMPOSE)" || { echo "neither 'docker compose' nor 'docker-compose' found" >&2; exit 1; }
 	@mkdir -p $(dir $(SECRET_FILE))
 	@if [ ! -s $(SECRET_FILE) ] || [ -z "$$(docker ps -aq --filter label=org.ringleader.run=compose)" ]; then \
@@ -59,8 +59,9 @@ tap: ## print every message on the compose cluster's subjects (read-only, with t
 		--label org.ringleader.project=ringleader --label org.ringleader.run=compose \
 		--entrypoint /ringleader $(IMAGE) tap --server nats://node1:4222 --cluster compose
 
-logs: ## follow the compose cluster's logs
-	$(COMPOSE) logs -f
+# --no-color: Compose v1 colours each line's prefix even into a pipe.
+logs: ## follow the compose cluster's logs (info: views, drops, a summary per node every 10 s)
+	$(COMPOSE) logs -f --no-color
 
 chaos-test: build ## run every scenario in real containers; JUnit XML in $(JUNIT)
 	./$(BIN) run --backend docker --junit $(JUNIT) $(SCENARIOS)

@@ -70,9 +70,9 @@ func ParseNodeLog(line []byte) (rec Record, ok bool, err error) {
 	switch l.Event {
 	case EventBoot, EventStop, EventView, EventSend, EventRecv, EventDrop:
 	default:
-		// No event (a plain informational line), or an event the
-		// history does not record (a hint, a rejected state file) or
-		// one a newer node logs: such lines carry no seq.
+		// An event the history does not record (a summary, a hint,
+		// a rejected state file), one a newer node logs, or none (an
+		// older node's plain line): such lines carry no seq.
 		return Record{}, false, nil
 	}
 	if l.Node <= 0 || l.Boot == "" || l.Seq == 0 {

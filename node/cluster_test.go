@@ -14,6 +14,7 @@ import (
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/trust"
+	"github.com/sirupsen/logrus"
 )
 
 // awaitLimit only bounds a failing test; conditions are awaited by watching
@@ -34,6 +35,11 @@ type testCluster struct {
 	natsURL string
 	// secret is this cluster's own, made fresh for it as a harness run's.
 	secret string
+	// logLevel is the nodes' log level: debug, as the harness runs them
+	// (a line per message), unless a test says otherwise.
+	logLevel logrus.Level
+	// summaryEvery is the nodes' Config.SummaryEvery (0: the default).
+	summaryEvery time.Duration
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every view or log line
@@ -58,6 +64,7 @@ func newTestCluster(t testing.TB, algorithm string, ids ...election.NodeID) *tes
 		dirs: map[election.NodeID]string{}, changed: make(chan struct{}),
 		nodes: map[election.NodeID]*Node{}, views: map[election.NodeID]election.View{},
 		incarnation: map[election.NodeID]int{}, secret: trust.NewSecret(),
+		logLevel: logrus.DebugLevel,
 	}
 	for _, id := range ids {
 		c.peers = append(c.peers, Peer{ID: id, Host: "127.0.0.1", Port: freePort(t)})
@@ -94,6 +101,7 @@ func (c *testCluster) config(id election.NodeID) Config {
 		ID: id, Peers: c.peers, Algorithm: c.algorithm, Quorum: c.quorum, Timing: c.timing,
 		Cluster: "test", Secret: c.secret, NATSURL: c.natsURL, ClientPort: -1, ClusterPort: port, ListenHost: "127.0.0.1",
 		StateDir: c.dirs[id], Seed: uint64(id), Log: sink, StatusAddr: "127.0.0.1:0",
+		LogLevel: c.logLevel, SummaryEvery: c.summaryEvery,
 		OnView: func(v election.View) {
 			c.mu.Lock()
 			if c.incarnation[id] == inc { // not a killed node's last gasp

@@ -58,6 +58,10 @@ type Config struct {
 	StatusAddr string
 	// StateDir holds the machine's Durable state across restarts.
 	StateDir string
+	// LogLevel: info logs boot, view, drop and stop lines, the summary
+	// and the informational lines; debug adds a send or recv line per
+	// message (what the harness records); trace adds the embedded NATS
+	// server's own log.
 	LogLevel logrus.Level
 	// Seed seeds the machine's Config.Rand.
 	Seed uint64
@@ -77,6 +81,9 @@ type Config struct {
 	// inbox to become reachable before it starts its machine anyway
 	// (default 2 s); waiting avoids an election among a half-formed mesh.
 	PeerWait time.Duration
+	// SummaryEvery is how often the node writes its summary line when
+	// anything changed since the last one (default DefaultSummaryEvery).
+	SummaryEvery time.Duration
 }
 
 // Members returns the peer IDs in ring order.
@@ -121,7 +128,7 @@ var settings = []setting{
 	{"secret-file", "RINGLEADER_SECRET_FILE", "", "file holding the cluster's secret (default: the secret is read from RINGLEADER_SECRET)"},
 	{"status-addr", "RINGLEADER_STATUS_ADDR", ":8080", "status HTTP address; empty disables"},
 	{"state-dir", "RINGLEADER_STATE_DIR", "/var/lib/ringleader", "directory for durable state"},
-	{"log-level", "RINGLEADER_LOG_LEVEL", "info", "info, debug or trace"},
+	{"log-level", "RINGLEADER_LOG_LEVEL", "info", "info, debug (adds a line per message sent and received) or trace (adds the NATS server's own log)"},
 	{"seed", "RINGLEADER_SEED", "", "seed for the machine's randomness (default: from id and time)"},
 }
 
@@ -273,7 +280,7 @@ func ParseArgs(args []string, getenv func(string) string, out io.Writer) (Config
 	}
 	lvl, err := logrus.ParseLevel(get("log-level"))
 	if err != nil || lvl < logrus.InfoLevel {
-		return Config{}, bad("log-level", "%q: want info, debug or trace (events are info lines the harness needs)", get("log-level"))
+		return Config{}, bad("log-level", "%q: want info, debug or trace (a quieter level would hide the boot, view, drop and stop lines)", get("log-level"))
 	}
 	c.LogLevel = lvl
 	if s := get("seed"); s != "" {

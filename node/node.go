@@ -69,6 +69,8 @@ type Node struct {
 	gen    uint64
 	down   map[election.NodeID]bool
 	drops  *dropLog
+	// summary is what the last summary line said.
+	summary summaryState
 	// routePeer maps a peer server's name to its node ID.
 	routePeer map[string]election.NodeID
 	clock     time.Time // the loop's start: Event.Now's origin (monotonic)
@@ -115,6 +117,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	if cfg.LogLevel == 0 {
 		cfg.LogLevel = logrus.InfoLevel
+	}
+	if cfg.SummaryEvery <= 0 {
+		cfg.SummaryEvery = DefaultSummaryEvery
 	}
 	cfg.Timing = cfg.Timing.WithDefaults()
 	n := &Node{
@@ -224,6 +229,21 @@ const EventPeerDownHint = "peer-down-hint"
 // its machine before every peer was reachable.
 const EventStartingEarly = "starting-early"
 
+// Events of the lines that report trouble (warn and error level).
+const (
+	EventDurableNotSaved = "durable-not-saved" // persisting the durable state failed
+	EventNotSent         = "not-sent"          // a message could not be encoded
+	EventPublishFailed   = "publish-failed"    // NATS refused a publish
+	EventNATSError       = "nats-error"        // the NATS client reported an asynchronous error
+	EventNATSServer      = "nats-server"       // the embedded server's own log (trace level only)
+)
+
+// note starts an informational line: node, boot and its event, no seq
+// (seq numbers only the lines the history records).
+func (n *Node) note(ev string) *logrus.Entry {
+	return n.log.WithFields(logrus.Fields{history.LogNode: n.cfg.ID, history.LogBoot: n.boot, history.LogEvent: ev})
+}
+
 // distrustDurable checks the durable state read at boot. A state that
 // cannot be right is reported (event durable-rejected, with why), set aside
 // and replaced by the zero state; it reports whether that happened.
@@ -238,9 +258,7 @@ func (n *Node) distrustDurable(d *election.Durable) bool {
 	} else {
 		f["set_aside"] = moved
 	}
-	// No seq: seq numbers only the lines the history records.
-	f[history.LogNode], f[history.LogBoot], f[history.LogEvent] = n.cfg.ID, n.boot, EventDurableRejected
-	n.log.WithFields(f).Error("durable state rejected: starting from epoch 0 after one suspicion timeout")
+	n.note(EventDurableRejected).WithFields(f).Error("durable state rejected: starting from epoch 0 after one suspicion timeout")
 	*d = election.Durable{}
 	return true
 }
@@ -318,6 +336,9 @@ func (n *Node) post(in input) {
 func (n *Node) loop() {
 	defer close(n.loopDone)
 	n.clock = time.Now()
+	n.summary = summaryState{at: n.clock, counters: newStats(), view: election.View{Role: election.Undecided}}
+	tick := time.NewTicker(n.cfg.SummaryEvery)
+	defer tick.Stop()
 	n.apply(n.step(election.Event{Kind: election.EventStart}))
 	for {
 		select {
@@ -326,6 +347,9 @@ func (n *Node) loop() {
 				at.t.Stop()
 			}
 			if !n.killed {
+				// What happened since the last summary, so that
+				// the summaries of a boot add up to its totals.
+				n.summarize(time.Now())
 				n.event(history.EventStop, logrus.Fields{
 					history.LogLeader: n.m.View().Leader,
 					history.LogEpoch:  n.m.View().Epoch,
@@ -335,6 +359,8 @@ func (n *Node) loop() {
 			return
 		case in := <-n.in:
 			n.handle(in)
+		case now := <-tick.C:
+			n.summarize(now)
 		}
 	}
 }
@@ -358,7 +384,7 @@ func (n *Node) handle(in input) {
 		n.mu.Lock()
 		n.stats.Hints++
 		n.mu.Unlock()
-		n.log.WithFields(logrus.Fields{history.LogNode: n.cfg.ID, history.LogBoot: n.boot, history.LogEvent: EventPeerDownHint, "peer": in.peer, "source": in.source}).Info("peer-down hint")
+		n.note(EventPeerDownHint).WithFields(logrus.Fields{"peer": in.peer, "source": in.source}).Info("peer-down hint")
 		n.apply(n.step(election.Event{Kind: election.EventPeerDown, Peer: in.peer}))
 	case inPeerUp:
 		delete(n.down, in.peer)
@@ -396,7 +422,7 @@ func (n *Node) receive(data []byte) {
 	n.stats.Received++
 	n.stats.byType(m.Type).Received++
 	n.mu.Unlock()
-	n.event(history.EventRecv, msgFields(m), "")
+	n.messageEvent(history.EventRecv, m)
 	n.apply(n.step(election.Event{Kind: election.EventReceive, Msg: m}))
 }
 
@@ -451,7 +477,7 @@ func (n *Node) apply(effects []election.Effect) {
 			}
 		case election.EffectPersist:
 			if err := saveDurable(n.cfg.StateDir, n.cfg.ID, e.Durable); err != nil {
-				n.log.WithFields(logrus.Fields{history.LogNode: n.cfg.ID, history.LogBoot: n.boot}).WithError(err).Error("durable state not saved")
+				n.note(EventDurableNotSaved).WithError(err).Error("durable state not saved")
 			}
 		}
 	}
@@ -463,26 +489,48 @@ func (n *Node) send(m election.Message) {
 	}
 	b, err := wire.Encode(n.cfg.Cluster, m)
 	if err != nil {
-		n.log.WithFields(logrus.Fields{history.LogNode: n.cfg.ID, history.LogBoot: n.boot}).WithError(err).Error("message not sent")
+		n.note(EventNotSent).WithError(err).Error("message not sent")
 		return
 	}
 	n.mu.Lock()
 	n.stats.Sent++
 	n.stats.byType(m.Type).Sent++
 	n.mu.Unlock()
-	n.event(history.EventSend, msgFields(m), "")
+	n.messageEvent(history.EventSend, m)
 	// The reply subject is never answered by the peer: it is where our
 	// server reports "no responders" when nobody is subscribed to the
 	// peer's inbox any more, which is the fast failure hint.
 	err = n.nc.PublishMsg(&nats.Msg{Subject: n.inbox(m.To), Reply: n.nackSubject(m.To), Data: b})
 	if err != nil {
-		n.log.WithFields(logrus.Fields{history.LogNode: n.cfg.ID, history.LogBoot: n.boot, history.LogTo: m.To}).WithError(err).Warn("publish failed")
+		n.note(EventPublishFailed).WithField(history.LogTo, m.To).WithError(err).Warn("publish failed")
 	}
 }
 
-// event writes one event line with the node, boot and the next seq. Only
-// the loop goroutine (and Start, before the loop exists) calls it.
+// event writes one event line at info level with the node, boot and the
+// next seq. Only the loop goroutine (and Start, before the loop exists)
+// calls it.
 func (n *Node) event(ev string, f logrus.Fields, msg string) {
+	n.eventAt(logrus.InfoLevel, ev, f, msg)
+}
+
+// messageEvent writes a send or recv line. These are debug lines: one per
+// message, heartbeats included, is what a harness records and what nobody
+// reads at a terminal (the summary line counts them instead).
+func (n *Node) messageEvent(ev string, m election.Message) {
+	if !n.log.IsLevelEnabled(logrus.DebugLevel) {
+		return
+	}
+	n.eventAt(logrus.DebugLevel, ev, msgFields(m), "")
+}
+
+// eventAt writes one event line at level. seq numbers only the lines that
+// are written: a line the log level leaves out takes no number, so each
+// boot's seqs run 1, 2, 3, ... over exactly what is on stdout, at any
+// level, and a recorder that sees a seq skip ahead has lost a line.
+func (n *Node) eventAt(level logrus.Level, ev string, f logrus.Fields, msg string) {
+	if !n.log.IsLevelEnabled(level) {
+		return
+	}
 	n.seq++
 	if f == nil {
 		f = logrus.Fields{}
@@ -494,7 +542,7 @@ func (n *Node) event(ev string, f logrus.Fields, msg string) {
 	if msg == "" {
 		msg = ev
 	}
-	n.log.WithFields(f).Info(msg)
+	n.log.WithFields(f).Log(level, msg)
 }
 
 func msgFields(m election.Message) logrus.Fields {

@@ -15,6 +15,7 @@ import (
 	_ "github.com/ringleader-dev/ringleader/election/all"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/trust"
+	"github.com/sirupsen/logrus"
 )
 
 // networkAlgorithms are the registered algorithms the node can run: all but
@@ -77,7 +78,7 @@ func TestEveryAlgorithmElectsSurvivesACrashAndTakesBack(t *testing.T) {
 				c.await("agreement after the restart", agreeOnLive)
 			}
 			c.stopAll()
-			checkLogs(t, c.allLines())
+			checkLogs(t, c.allLines(), c.logLevel)
 		})
 	}
 }
@@ -96,10 +97,12 @@ func agreeOnLive(views map[election.NodeID]election.View) bool {
 	return live
 }
 
-// checkLogs proves the log contract on everything a run wrote: every line
-// is JSON that history.ParseNodeLog accepts; each boot's first event line is
-// event=boot; seq runs from 1 without gaps; a graceful stop ends its boot.
-func checkLogs(t *testing.T, lines []logLine) {
+// checkLogs proves the log contract on everything a run at level wrote:
+// every line is JSON that history.ParseNodeLog accepts and has an event;
+// each boot's first event line is event=boot; seq runs from 1 without gaps
+// over the lines written (send and recv lines at debug only); a graceful
+// stop ends its boot.
+func checkLogs(t *testing.T, lines []logLine, level logrus.Level) {
 	t.Helper()
 	type bootState struct {
 		node    election.NodeID
@@ -116,8 +119,14 @@ func checkLogs(t *testing.T, lines []logLine) {
 		if err := json.Unmarshal([]byte(l.raw), &obj); err != nil {
 			t.Fatalf("node %d wrote a non-JSON line: %s", l.node, l.raw)
 		}
+		if ev, _ := obj[history.LogEvent].(string); ev == "" {
+			t.Fatalf("node %d wrote a line without an event: %s", l.node, l.raw)
+		}
 		if !l.ok {
-			continue // informational line without an event
+			if _, has := obj[history.LogSeq]; has {
+				t.Fatalf("node %d wrote an informational line with a seq: %s", l.node, l.raw)
+			}
+			continue
 		}
 		r := l.rec
 		events[r.Kind]++
@@ -143,9 +152,20 @@ func checkLogs(t *testing.T, lines []logLine) {
 			t.Fatalf("%s line without its message: %s", r.Kind, l.raw)
 		}
 	}
-	for _, k := range []history.Kind{history.KindBoot, history.KindView, history.KindSend, history.KindRecv, history.KindStop} {
+	want := []history.Kind{history.KindBoot, history.KindView, history.KindStop}
+	perMessage := []history.Kind{history.KindSend, history.KindRecv}
+	if level >= logrus.DebugLevel {
+		want = append(want, perMessage...)
+	} else {
+		for _, k := range perMessage {
+			if events[k] != 0 {
+				t.Errorf("%d %s lines at level %s, want none below debug", events[k], k, level)
+			}
+		}
+	}
+	for _, k := range want {
 		if events[k] == 0 {
-			t.Errorf("no %s event in the logs (events seen: %v)", k, events)
+			t.Errorf("no %s event in the logs at level %s (events seen: %v)", k, level, events)
 		}
 	}
 }
@@ -197,7 +217,7 @@ func TestGarbageAndForeignMessagesAreDroppedAndCounted(t *testing.T) {
 	c.kill(3)
 	c.awaitLeader(2)
 	c.stopAll()
-	checkLogs(t, c.allLines())
+	checkLogs(t, c.allLines(), c.logLevel)
 }
 
 // TestKilledPeerIsHintedAtOnce: when a peer's process dies its routes close,
@@ -310,5 +330,5 @@ func TestExternalServerAndNoRespondersHint(t *testing.T) {
 	})
 	c.awaitLeader(1)
 	c.stopAll()
-	checkLogs(t, c.allLines())
+	checkLogs(t, c.allLines(), c.logLevel)
 }

@@ -39,6 +39,55 @@ func (s *stats) byType(t string) *typeCount {
 	return c
 }
 
+// clone is a deep copy of s.
+func (s *stats) clone() stats {
+	c := stats{Sent: s.Sent, Received: s.Received, Hints: s.Hints, Dropped: make(map[string]uint64, len(s.Dropped)), ByType: make(map[string]*typeCount, len(s.ByType))}
+	for k, v := range s.Dropped {
+		c.Dropped[k] = v
+	}
+	for k, v := range s.ByType {
+		cp := *v
+		c.ByType[k] = &cp
+	}
+	return c
+}
+
+// minus is what s counted since prev, an earlier copy of the same
+// counters; reasons and types with nothing new are left out.
+func (s stats) minus(prev stats) stats {
+	d := newStats()
+	d.Sent, d.Received, d.Hints = s.Sent-prev.Sent, s.Received-prev.Received, s.Hints-prev.Hints
+	for k, v := range s.Dropped {
+		if v > prev.Dropped[k] {
+			d.Dropped[k] = v - prev.Dropped[k]
+		}
+	}
+	for k, v := range s.ByType {
+		var p typeCount
+		if pv := prev.ByType[k]; pv != nil {
+			p = *pv
+		}
+		if v.Sent > p.Sent || v.Received > p.Received {
+			d.ByType[k] = &typeCount{Sent: v.Sent - p.Sent, Received: v.Received - p.Received}
+		}
+	}
+	return d
+}
+
+// sameTotals reports whether s counted nothing since prev (counters only
+// grow, so the totals tell).
+func (s stats) sameTotals(prev stats) bool {
+	return s.Sent == prev.Sent && s.Received == prev.Received && s.Hints == prev.Hints && s.dropTotal() == prev.dropTotal()
+}
+
+func (s stats) dropTotal() uint64 {
+	var t uint64
+	for _, v := range s.Dropped {
+		t += v
+	}
+	return t
+}
+
 // Status is the body of GET /status.
 type Status struct {
 	Node      election.NodeID `json:"node"`
@@ -53,15 +102,7 @@ type Status struct {
 func (n *Node) Status() Status {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	c := stats{Sent: n.stats.Sent, Received: n.stats.Received, Hints: n.stats.Hints, Dropped: map[string]uint64{}, ByType: map[string]*typeCount{}}
-	for k, v := range n.stats.Dropped {
-		c.Dropped[k] = v
-	}
-	for k, v := range n.stats.ByType {
-		cp := *v
-		c.ByType[k] = &cp
-	}
-	return Status{Node: n.cfg.ID, Boot: n.boot, Algorithm: n.cfg.Algorithm, View: n.view, Counters: c, Healthy: n.healthy()}
+	return Status{Node: n.cfg.ID, Boot: n.boot, Algorithm: n.cfg.Algorithm, View: n.view, Counters: n.stats.clone(), Healthy: n.healthy()}
 }
 
 func (n *Node) healthy() bool { return n.nc != nil && n.nc.IsConnected() }

@@ -9,7 +9,6 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/ringleader-dev/ringleader/election"
-	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/trust"
 	"github.com/sirupsen/logrus"
 )
@@ -34,7 +33,7 @@ func (n *Node) serverOptions() *server.Options {
 		Host:            c.ListenHost,
 		Port:            c.ClientPort,
 		NoSigs:          true,
-		NoLog:           c.LogLevel < logrus.DebugLevel,
+		NoLog:           c.LogLevel < logrus.TraceLevel,
 		NoSystemAccount: true,
 		MaxPayload:      1 << 20,
 	}
@@ -87,7 +86,7 @@ func (n *Node) startNATS() error {
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(100 * time.Millisecond),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
-			n.log.WithFields(logrus.Fields{history.LogNode: c.ID, history.LogBoot: n.boot}).WithError(err).Warn("nats error")
+			n.note(EventNATSError).WithError(err).Warn("nats error")
 		}),
 	}
 	if c.Secret != "" {
@@ -102,8 +101,10 @@ func (n *Node) startNATS() error {
 		if err != nil {
 			return fmt.Errorf("node %d: embedded NATS server: %w", c.ID, err)
 		}
-		if c.LogLevel >= logrus.DebugLevel {
-			srv.SetLoggerV2(natsLogger{n.log.WithFields(logrus.Fields{history.LogNode: c.ID, history.LogBoot: n.boot, "nats": true})}, true, c.LogLevel >= logrus.TraceLevel, false)
+		if c.LogLevel >= logrus.TraceLevel {
+			// Only at trace: at debug the harness records every
+			// message, and the server's own chatter would bury it.
+			srv.SetLoggerV2(natsLogger{n.note(EventNATSServer).WithField("nats", true)}, true, true, false)
 		}
 		srv.Start()
 		n.srv = srv
@@ -200,7 +201,7 @@ func (n *Node) awaitPeers(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-deadline.C:
-			n.log.WithFields(logrus.Fields{history.LogNode: n.cfg.ID, history.LogBoot: n.boot, history.LogEvent: EventStartingEarly, "reachable": n.peerReady()}).Info("starting before every peer is reachable")
+			n.note(EventStartingEarly).WithField("reachable", n.peerReady()).Info("starting before every peer is reachable")
 			return
 		case <-tick.C:
 		}
@@ -261,8 +262,9 @@ func (n *Node) closeTransport() {
 	}
 }
 
-// natsLogger routes the embedded server's own logs into logrus at debug
-// level: useful when chasing a route problem, noise otherwise.
+// natsLogger routes the embedded server's own logs into logrus (used only
+// with --log-level trace): useful when chasing a route problem, noise
+// otherwise.
 type natsLogger struct{ e *logrus.Entry }
 
 func (l natsLogger) Noticef(format string, v ...any) { l.e.Debugf(format, v...) }

@@ -69,7 +69,8 @@ type NodeStatus struct {
 	// ViewSince is when the node announced that view.
 	ViewSince time.Time `json:"view_since,omitzero"`
 	// SentPerSec and RecvPerSec count send and recv lines over the rate
-	// window ending at the status's instant.
+	// window ending at the status's instant; for a node that logs no
+	// such lines (info level) they are its last summary line's rates.
 	SentPerSec float64 `json:"sent_per_s"`
 	RecvPerSec float64 `json:"recv_per_s"`
 	// Drops counts what the node rejected since it booted, by reason
@@ -119,7 +120,38 @@ type nodeState struct {
 	lastSeq map[string]uint64 // per boot: the last seq applied
 	sent    []time.Time       // send lines within the window
 	recv    []time.Time
+	// perMessage: this boot logs a line per message (debug level), so
+	// its rates are counted from those lines.
+	perMessage bool
+	// summary is the rate the boot's last summary line gave; a node at
+	// info level logs no send or recv lines, only those.
+	summary summaryRate
 }
+
+// summaryRate is a rate taken from a summary line: what it counted since
+// the summary before, over the interval between them.
+type summaryRate struct {
+	at         time.Time
+	hold       time.Duration // how long after at the rate stands
+	sent, recv float64
+}
+
+// summaryLine is what the board reads from a node's summary line (an
+// informational line: no seq, not a history record).
+type summaryLine struct {
+	Time      time.Time `json:"time"`
+	Event     string    `json:"event"`
+	Boot      string    `json:"boot"`
+	Interval  string    `json:"interval"`
+	SinceLast struct {
+		Sent     uint64 `json:"sent"`
+		Received uint64 `json:"received"`
+	} `json:"since_last"`
+}
+
+// eventSummary is the event of a node's summary line (node.EventSummary;
+// this package reads logs and does not import the node runtime).
+const eventSummary = "summary"
 
 // NewBoard returns an empty board counting rates over window (0:
 // DefaultRateWindow).
@@ -154,8 +186,11 @@ func (b *Board) Line(id election.NodeID, line []byte, logged time.Time) []Change
 		return nil
 	}
 	rec, ok, err := history.ParseNodeLog(line)
-	if err != nil || !ok {
+	if err != nil {
 		return nil
+	}
+	if !ok {
+		return b.summaryLine(id, line, logged)
 	}
 	at := rec.Time
 	if at.IsZero() {
@@ -181,6 +216,7 @@ func (b *Board) Line(id election.NodeID, line []byte, logged time.Time) []Change
 			st.Leader, st.Epoch, st.Role, st.ViewSince = 0, 0, election.Undecided, at
 			st.Drops = nil
 			n.sent, n.recv = nil, nil
+			n.perMessage, n.summary = false, summaryRate{}
 		}
 		if st.State == Unknown || st.State == Down {
 			st.State = Running
@@ -197,12 +233,14 @@ func (b *Board) Line(id election.NodeID, line []byte, logged time.Time) []Change
 		}
 		out = append(out, b.changeOf(ChangeView, n, at))
 	case history.KindSend:
+		n.perMessage = true
 		n.sent = append(trimBefore(n.sent, at.Add(-b.window)), at)
 		if st.State == Unknown {
 			st.State = Running
 			out = append(out, b.changeOf(ChangeState, n, at))
 		}
 	case history.KindRecv:
+		n.perMessage = true
 		n.recv = append(trimBefore(n.recv, at.Add(-b.window)), at)
 		if st.State == Unknown {
 			st.State = Running
@@ -223,6 +261,45 @@ func (b *Board) Line(id election.NodeID, line []byte, logged time.Time) []Change
 		out = append(out, b.changeOf(ChangeStop, n, at))
 	}
 	return append(out, b.checkAlarm(at)...)
+}
+
+// summaryLine takes a node's summary line: at info level the only place
+// its traffic shows. Its rate is what it counted since the summary before,
+// over the interval between them, and it stands for half an interval more
+// than the next summary should take to come (a paused or cut-off node
+// stops logging, and its rate falls to zero then). A boot that logs a
+// line per message is counted from those lines instead.
+func (b *Board) summaryLine(id election.NodeID, line []byte, logged time.Time) []Change {
+	var s summaryLine
+	if json.Unmarshal(line, &s) != nil || s.Event != eventSummary {
+		return nil
+	}
+	interval, err := time.ParseDuration(s.Interval)
+	if err != nil || interval <= 0 {
+		return nil
+	}
+	at := s.Time
+	if at.IsZero() {
+		at = logged
+	}
+	b.advance(at)
+	n := b.node(id)
+	st := &n.status
+	if s.Boot != st.Boot || !at.After(n.summary.at) {
+		// Another boot than the one on show, or read again.
+		return nil
+	}
+	n.summary = summaryRate{
+		at:   at,
+		hold: interval + interval/2,
+		sent: float64(s.SinceLast.Sent) / interval.Seconds(),
+		recv: float64(s.SinceLast.Received) / interval.Seconds(),
+	}
+	if st.State == Unknown {
+		st.State = Running
+		return []Change{b.changeOf(ChangeState, n, at)}
+	}
+	return nil
 }
 
 // SetState records what the engine says of node id's container: its
@@ -262,8 +339,13 @@ func (b *Board) statusAt(n *nodeState, at time.Time) NodeStatus {
 	n.sent = trimBefore(n.sent, from)
 	n.recv = trimBefore(n.recv, from)
 	s := n.status
-	s.SentPerSec = float64(countUntil(n.sent, at)) / b.window.Seconds()
-	s.RecvPerSec = float64(countUntil(n.recv, at)) / b.window.Seconds()
+	switch {
+	case n.perMessage:
+		s.SentPerSec = float64(countUntil(n.sent, at)) / b.window.Seconds()
+		s.RecvPerSec = float64(countUntil(n.recv, at)) / b.window.Seconds()
+	case !n.summary.at.IsZero() && !at.Before(n.summary.at) && at.Sub(n.summary.at) <= n.summary.hold:
+		s.SentPerSec, s.RecvPerSec = n.summary.sent, n.summary.recv
+	}
 	s.Drops = maps.Clone(s.Drops)
 	return s
 }

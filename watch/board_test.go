@@ -180,6 +180,60 @@ func TestBoardRatesOverTheWindow(t *testing.T) {
 	}
 }
 
+// summary is a node's summary line (no seq: not a history record).
+func (l *nodeLog) summary(at time.Duration, interval string, sent, received int) []byte {
+	return []byte(fmt.Sprintf(`{"time":%q,"level":"info","msg":"m","node":%d,"boot":%q,"event":"summary","interval":%q,"since_last":{"sent":%d,"received":%d,"dropped":{},"by_type":{"HEARTBEAT":{"sent":%d,"received":%d}},"peer_down_hints":0},"counters":{"sent":9999,"received":9999},"leader":5,"epoch":1,"role":"leader"}`,
+		t0.Add(at).Format(time.RFC3339Nano), l.id, l.boot, interval, sent, received, sent, received))
+}
+
+// TestBoardRatesFromSummariesAtInfo: a node at info level logs no send or
+// recv line, only a summary every 10 s; its rates are the summary's counts
+// over its interval, they stand until the next summary is overdue and
+// then fall to zero (a paused node logs nothing), a summary read twice
+// changes nothing, and a node that does log every message (debug) is
+// counted from those lines, whatever its summaries say.
+func TestBoardRatesFromSummariesAtInfo(t *testing.T) {
+	b := NewBoard(2 * time.Second)
+	n := &nodeLog{id: 5}
+	b.Line(5, n.boot_(0, "b"), time.Time{})
+	b.Line(5, n.view(100*time.Millisecond, 5, 1, election.Leader), time.Time{})
+	if cs := b.Line(5, n.summary(10*time.Second, "10s", 400, 10), time.Time{}); cs != nil {
+		t.Fatalf("a summary is not a change: %v", kinds(cs))
+	}
+	s := statusOf(t, b, 5, t0.Add(12*time.Second))
+	if s.SentPerSec != 40 || s.RecvPerSec != 1 {
+		t.Fatalf("rates 2 s after a summary of 400 sent, 10 received in 10 s: %v, %v; want 40 and 1", s.SentPerSec, s.RecvPerSec)
+	}
+	if s.Leader != 5 || s.Role != election.Leader {
+		t.Fatalf("the summary disturbed the view: %+v", s)
+	}
+	// The next summary: half the traffic.
+	b.Line(5, n.summary(20*time.Second, "10s", 200, 5), time.Time{})
+	// Read again after re-attaching: an older summary changes nothing.
+	b.Line(5, n.summary(10*time.Second, "10s", 400, 10), time.Time{})
+	s = statusOf(t, b, 5, t0.Add(29*time.Second))
+	if s.SentPerSec != 20 || s.RecvPerSec != 0.5 {
+		t.Fatalf("rates after the second summary: %v, %v; want 20 and 0.5", s.SentPerSec, s.RecvPerSec)
+	}
+	// No summary for 15 s (1.5 intervals): paused, or silent; zero.
+	s = statusOf(t, b, 5, t0.Add(36*time.Second))
+	if s.SentPerSec != 0 || s.RecvPerSec != 0 {
+		t.Fatalf("rates 16 s after the last summary: %v, %v; want 0", s.SentPerSec, s.RecvPerSec)
+	}
+
+	// A new boot at debug level: send lines and summaries both; the
+	// lines win.
+	b.Line(5, n.boot_(40*time.Second, "b2"), time.Time{})
+	for i := range 20 {
+		b.Line(5, n.msg(40*time.Second+time.Duration(i)*100*time.Millisecond, "send", 5, 1), time.Time{})
+	}
+	b.Line(5, n.summary(42*time.Second, "2s", 1000, 1000), time.Time{})
+	s = statusOf(t, b, 5, t0.Add(41950*time.Millisecond))
+	if s.SentPerSec != 10 || s.RecvPerSec != 0 {
+		t.Fatalf("rates of a node that logs every message: %v, %v; want 10 and 0 from its lines", s.SentPerSec, s.RecvPerSec)
+	}
+}
+
 func TestBoardAlarmsWhileTwoLead(t *testing.T) {
 	b := NewBoard(0)
 	n4, n5 := &nodeLog{id: 4}, &nodeLog{id: 5}

@@ -61,6 +61,10 @@ func TestFollowRealContainers(t *testing.T) {
 			Config: &container.Config{Image: image, Labels: labels(docker.RoleNode), Env: []string{
 				fmt.Sprintf("RINGLEADER_ID=%d", id), "RINGLEADER_PEERS=1=node1,2=node2", "RINGLEADER_CLUSTER=" + run,
 				"RINGLEADER_SECRET=" + hex.EncodeToString(secret), "RINGLEADER_STATUS_ADDR=",
+				// A line per message, as the harness runs its nodes, so
+				// rates show at once (at info they come with the first
+				// summary, 10 s in; TestBoardRatesFromSummariesAtInfo).
+				"RINGLEADER_LOG_LEVEL=debug",
 			}},
 			HostConfig:       &container.HostConfig{CapDrop: []string{"ALL"}, SecurityOpt: []string{"no-new-privileges:true"}},
 			NetworkingConfig: &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{netName: {Aliases: []string{alias}}}},

@@ -166,6 +166,10 @@ func nodeEnv(spec chaos.ClusterSpec, secret string, id election.NodeID) map[stri
 		"RINGLEADER_SUSPICION": t.Suspicion.String(),
 		"RINGLEADER_ANSWER":    t.Answer.String(),
 		"RINGLEADER_CLUSTER":   spec.Name,
+		// A line per message sent and received: the checkers count
+		// messages and the report draws them. (At debug the embedded
+		// NATS server's own log stays off; that is trace.)
+		"RINGLEADER_LOG_LEVEL": "debug",
 		// The run's own secret, made in Start and never in an image.
 		trust.SecretEnv: secret,
 	}
