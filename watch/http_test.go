@@ -182,12 +182,12 @@ func TestServerStreamResumes(t *testing.T) {
 // TestLivePageDrawsLanesInABrowser opens the live page in headless
 // Chromium, streams changes to it, and reads the lanes it drew.
 func TestLivePageDrawsLanesInABrowser(t *testing.T) {
-	chromium, err := exec.LookPath("chromium")
+	chromium, err := findChromium()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is not installed, and CI=true demands the browser test")
+			t.Fatal("no headless Chromium (chromium, chromium-browser or google-chrome) is installed, and CI=true demands the browser test")
 		}
-		t.Skip("chromium is not installed")
+		t.Skip("no headless Chromium is installed")
 	}
 	c := newCluster(t)
 	// Before the page opens: three nodes settle on 3. The page is
@@ -240,4 +240,17 @@ func TestLivePageDrawsLanesInABrowser(t *testing.T) {
 	if n := strings.Count(out, `class="seg"`); n < 7 {
 		t.Errorf("%d view segments drawn, want at least 7", n)
 	}
+}
+
+// findChromium finds a Chromium by the names Debian (chromium), Ubuntu
+// (chromium-browser) and the GitHub runners (google-chrome) give it.
+func findChromium() (string, error) {
+	var err error
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		var path string
+		if path, err = exec.LookPath(name); err == nil {
+			return path, nil
+		}
+	}
+	return "", err
 }
