@@ -458,3 +458,33 @@ func TestMachineIgnoresForeignAndMalformedMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainBullyFailsOverFromASilentLeaderAtTheSuspicionTimeout: a leader
+// that goes silent (cut off, or frozen) is replaced one suspicion timeout
+// after its last heartbeat, not that plus an answer timeout: a node that
+// suspects its leader does not wait for an OK the leader has had a whole
+// suspicion timeout to send, and neither does a node a lower one's probe
+// drew into the election first. Jittered links make the nodes' suspicions
+// fire in every order.
+func TestPlainBullyFailsOverFromASilentLeaderAtTheSuspicionTimeout(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		w := newNet(t, 5, election.NoQuorum)
+		w.seed = seed
+		w.jr = rand.New(rand.NewPCG(seed, 11))
+		w.jitter = 5 * time.Millisecond
+		w.start()
+		w.run(time.Second)
+		w.requireAgreed(5, 1, 2, 3, 4, 5)
+		w.partition([]election.NodeID{5}, []election.NodeID{1, 2, 3, 4})
+		silent := w.now
+		for !w.agreed(4, 1, 2, 3, 4) && w.now-silent < 5*time.Second {
+			w.run(time.Millisecond)
+		}
+		w.requireAgreed(4, 1, 2, 3, 4)
+		// The last heartbeat left up to one heartbeat interval before
+		// the cut; a few message delays settle the election.
+		if took, bound := w.now-silent, w.timing.Suspicion+w.timing.Answer/4; took > bound {
+			t.Errorf("seed %d: 1–4 agreed on 4 %v after the leader went silent; want at most %v (suspicion %v, answer %v)", seed, took, bound, w.timing.Suspicion, w.timing.Answer)
+		}
+	}
+}
