@@ -240,35 +240,7 @@ func Run(opts Options) (Result, error) {
 		defer debug.SetGCPercent(prev)
 	}
 
-	// Workers take indexes from a channel; results are put back in index
-	// order, so the report is the same whatever the parallelism.
-	results := make([]Schedule, opts.Schedules)
-	idx := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for w := 0; w < min(opts.Workers, max(opts.Schedules, 1)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range idx {
-				sc := runSchedule(opts, res.Claimed, ScheduleSeed(opts.Seed, i), nil)
-				sc.Index = i
-				results[i] = sc
-				if opts.Progress != nil {
-					mu.Lock()
-					done++
-					opts.Progress(done)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := 0; i < opts.Schedules; i++ {
-		idx <- i
-	}
-	close(idx)
-	wg.Wait()
+	results := runAll(opts, res.Claimed)
 
 	claimsSplit := slices.Contains(res.Claimed, check.NoSplitBrain)
 	for _, sc := range results {
@@ -303,6 +275,40 @@ func Run(opts Options) (Result, error) {
 		res.Replay = append(res.Replay, sc.Replay)
 	}
 	return res, nil
+}
+
+// runAll plays every schedule of an exploration. Workers take indexes
+// from a channel; results are put back in index order, so the report is
+// the same whatever the parallelism.
+func runAll(opts Options, claims []check.Name) []Schedule {
+	results := make([]Schedule, opts.Schedules)
+	idx := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for w := 0; w < min(opts.Workers, max(opts.Schedules, 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range idx {
+				sc := runSchedule(opts, claims, ScheduleSeed(opts.Seed, i), nil)
+				sc.Index = i
+				results[i] = sc
+				if opts.Progress != nil {
+					mu.Lock()
+					done++
+					opts.Progress(done)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := 0; i < opts.Schedules; i++ {
+		idx <- i
+	}
+	close(idx)
+	wg.Wait()
+	return results
 }
 
 // One runs the single schedule with the given seed, writing its full history
