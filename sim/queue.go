@@ -167,3 +167,13 @@ func (q *eventQueue) pop() event {
 	q.free = append(q.free, top.slot)
 	return e
 }
+
+// reset empties the queue and keeps its memory.
+func (q *eventQueue) reset() {
+	q.heap = q.heap[:0]
+	clear(q.slab) // drop the messages' Members and the timers' names
+	q.slab = q.slab[:0]
+	q.free = q.free[:0]
+	clear(q.lane)
+	q.lane, q.head = q.lane[:0], 0
+}
