@@ -498,7 +498,9 @@ func (s *Sim) schedule(e event) {
 	s.queue.push(e)
 }
 
-func (s *Sim) process(e event) {
+// process handles e, which points into the queue: everything step needs of
+// it is copied out before step can push (and so reuse e's slot).
+func (s *Sim) process(e *event) {
 	s.now = e.at
 	n := s.nodes[e.node]
 	switch e.kind {
@@ -516,7 +518,7 @@ func (s *Sim) process(e event) {
 		}
 		if n.paused {
 			e.arrived = true
-			n.held = append(n.held, e)
+			n.held = append(n.held, *e)
 			return
 		}
 		s.counts.Delivered++
@@ -528,21 +530,21 @@ func (s *Sim) process(e event) {
 		}
 		s.step(n, election.Event{Kind: election.EventReceive, Msg: e.msg})
 	case evHint:
-		if !n.up || n.boot != e.boot || !s.hintDue(e) {
+		if !n.up || n.boot != e.boot || !s.hintDue(*e) {
 			return // its receiver restarted, or what it stood for is over
 		}
 		if n.paused {
-			n.held = append(n.held, e)
+			n.held = append(n.held, *e)
 			return
 		}
-		s.hintDelivered(e)
+		s.hintDelivered(*e)
 		s.step(n, election.Event{Kind: election.EventPeerDown, Peer: s.nodes[e.from].id})
 	case evTimer:
 		if !n.up || n.boot != e.boot || n.timers.gen(e.timer) != e.gen {
 			return // disarmed, replaced or its node died
 		}
 		if n.paused {
-			n.held = append(n.held, e)
+			n.held = append(n.held, *e)
 			return
 		}
 		n.timers.disarm(e.timer)
