@@ -180,7 +180,10 @@ type Sim struct {
 	// linkLastDense is linkLast for small clusters (the explorer's), by
 	// from·n+to: a slice index rather than a map write per message.
 	linkLastDense []time.Duration
-	trackFIFO     bool
+	// cutDense mirrors state.Cut for the same small clusters, by
+	// from·n+to: a message's cut check without hashing a pair.
+	cutDense  []bool
+	trackFIFO bool
 
 	// perNode: some node has had a loss or delay fault (Node.loss,
 	// delay, jitter may be set).
@@ -253,6 +256,7 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 	s.nodes = make([]*node, len(opts.Members))
 	if len(opts.Members) <= 64 {
 		s.linkLastDense = make([]time.Duration, len(opts.Members)*len(opts.Members))
+		s.cutDense = make([]bool, len(opts.Members)*len(opts.Members))
 	}
 	maxID := slices.Max(opts.Members)
 	if int(maxID) <= 4*len(opts.Members)+64 {
@@ -303,6 +307,7 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	clear(s.state.Up)
 	clear(s.state.Paused)
 	clear(s.state.Cut)
+	clear(s.cutDense)
 	clear(s.state.Degraded)
 	s.stateChanged = false
 	s.counts = Counts{}
@@ -512,7 +517,7 @@ func (s *Sim) process(e *event) {
 			s.counts.Lost++
 			return
 		}
-		if !e.arrived && s.state.Cut[[2]election.NodeID{e.msg.From, e.msg.To}] {
+		if !e.arrived && s.isCut(e.from, e.node) {
 			s.counts.Lost++
 			return
 		}
@@ -676,7 +681,7 @@ func (s *Sim) send(from *node, m election.Message) {
 		s.counts.Lost++
 		return
 	}
-	if s.state.Cut[[2]election.NodeID{from.id, m.To}] {
+	if s.isCut(from.idx, ti) {
 		s.counts.Lost++
 		return
 	}
@@ -706,6 +711,29 @@ func (s *Sim) send(from *node, m election.Message) {
 	}
 	s.seq++
 	s.queue.pushLane(event{at: at, seq: s.seq, kind: evDeliver, node: ti, from: fi, counted: counted, msg: m})
+}
+
+// isCut reports whether the link from node index fi to ti is cut.
+func (s *Sim) isCut(fi, ti int32) bool {
+	if len(s.state.Cut) == 0 {
+		return false
+	}
+	if s.cutDense != nil {
+		return s.cutDense[int(fi)*len(s.nodes)+int(ti)]
+	}
+	return s.state.Cut[[2]election.NodeID{s.nodes[fi].id, s.nodes[ti].id}]
+}
+
+// setCut cuts the directed link l.
+func (s *Sim) setCut(l [2]election.NodeID) {
+	s.state.Cut[l] = true
+	if s.cutDense != nil {
+		a, okA := s.lookupIndex(l[0])
+		b, okB := s.lookupIndex(l[1])
+		if okA && okB {
+			s.cutDense[int(a)*len(s.nodes)+int(b)] = true
+		}
+	}
 }
 
 func (s *Sim) extraDelay(n *node) time.Duration {
