@@ -121,7 +121,7 @@ func Run(recs []history.Record, opts Options, names ...Name) []Verdict {
 	if len(names) == 0 {
 		names = Claimed(opts.Algorithm, opts.Quorum)
 	}
-	sorted := DateFaults(recs)
+	sorted := dateFaults(recs, false) // only read: no copy of an ordered history
 	t := newTimelineSorted(sorted, opts.Members)
 	opts.Members = t.Members
 	return runOn(t, sorted, opts, names)

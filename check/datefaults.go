@@ -1,6 +1,8 @@
 package check
 
 import (
+	"slices"
+
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
@@ -28,7 +30,17 @@ import (
 // A fault that affects several nodes gets one ok record per node. In the
 // simulator a fault completes the instant it is invoked, so nothing moves.
 func DateFaults(recs []history.Record) []history.Record {
-	sorted := Sorted(recs)
+	return dateFaults(recs, true)
+}
+
+// dateFaults is DateFaults; with copied false, a history already in order
+// in which nothing moves (every simulated one) comes back as recs itself,
+// not a copy, for a caller that only reads it (Run).
+func dateFaults(recs []history.Record, copied bool) []history.Record {
+	sorted := recs
+	if copied || !slices.IsSortedFunc(recs, func(a, b history.Record) int { return a.Time.Compare(b.Time) }) {
+		sorted = Sorted(recs)
+	}
 
 	type pending struct {
 		op      chaos.Op
@@ -38,8 +50,8 @@ func DateFaults(recs []history.Record) []history.Record {
 	open := map[election.NodeID]*pending{}
 	// inserts[k] are records to emit right after sorted[k]; moved marks
 	// the ok records they replace.
-	inserts := map[int][]history.Record{}
-	moved := map[int]bool{}
+	var inserts map[int][]history.Record
+	var moved map[int]bool
 
 	for i, r := range sorted {
 		if r.Kind == history.KindFault && r.Fault != nil {
@@ -53,14 +65,11 @@ func DateFaults(recs []history.Record) []history.Record {
 					open[id] = &pending{op: op, invoked: i, act: -1}
 				}
 			case history.FaultOK:
-				split := false
-				var perNode []history.Record
-				var after []int
-				for _, id := range r.Fault.Nodes {
-					p := open[id]
-					delete(open, id)
+				// Where each node's ok belongs; nothing is copied
+				// unless one of them moves.
+				place := func(id election.NodeID) int {
 					at := i // no evidence: leave it where the engine put it
-					if p != nil && p.op == op {
+					if p := open[id]; p != nil && p.op == op {
 						switch {
 						case op == chaos.Resume && p.act >= 0:
 							at = p.act - 1 // just before its first act
@@ -70,9 +79,25 @@ func DateFaults(recs []history.Record) []history.Record {
 							at = p.invoked // no act after the invoke: gone then
 						}
 					}
-					if at != i {
+					return at
+				}
+				split := false
+				for _, id := range r.Fault.Nodes {
+					if place(id) != i {
 						split = true
 					}
+				}
+				if !split {
+					for _, id := range r.Fault.Nodes {
+						delete(open, id)
+					}
+					continue
+				}
+				var perNode []history.Record
+				var after []int
+				for _, id := range r.Fault.Nodes {
+					at := place(id)
+					delete(open, id)
 					one := r
 					f := *r.Fault
 					f.Nodes = []election.NodeID{id}
@@ -84,8 +109,8 @@ func DateFaults(recs []history.Record) []history.Record {
 					perNode = append(perNode, one)
 					after = append(after, at)
 				}
-				if !split {
-					continue
+				if moved == nil {
+					moved, inserts = map[int]bool{}, map[int][]history.Record{}
 				}
 				moved[i] = true
 				for k, one := range perNode {

@@ -187,11 +187,14 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 	t.snaps = []snapshot{{at: t.Start, state: cur.Clone()}}
 	lastBoot := map[election.NodeID]string{}
 	deadBoot := map[election.NodeID]string{}
+	// dirty says which of cur's maps may differ from the last snapshot's.
+	var dirty stateDirty
 
 	goDown := func(id election.NodeID) bool {
 		if !cur.Up[id] {
 			return false
 		}
+		dirty = stateDirty{views: true, up: true, paused: true, cut: dirty.cut}
 		cur.Up[id] = false
 		delete(cur.Paused, id)
 		delete(cur.Views, id)
@@ -202,6 +205,7 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 		if cur.Up[id] {
 			return false
 		}
+		dirty = stateDirty{views: true, up: true, paused: true, cut: dirty.cut}
 		cur.Up[id] = true
 		delete(cur.Paused, id)
 		delete(cur.Views, id)
@@ -228,6 +232,7 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 			case chaos.Pause:
 				for _, id := range f.Nodes {
 					if cur.Up[id] && !cur.Paused[id] {
+						dirty.paused = true
 						cur.Paused[id] = true
 						changed = true
 					}
@@ -235,6 +240,7 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 			case chaos.Resume:
 				for _, id := range f.Nodes {
 					if cur.Paused[id] {
+						dirty.paused = true
 						delete(cur.Paused, id)
 						changed = true
 					}
@@ -243,12 +249,14 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 				cf := chaos.Fault{Groups: f.Groups, Links: f.Links}
 				for _, l := range cf.CutLinks(t.Members) {
 					if !cur.Cut[l] {
+						dirty.cut = true
 						cur.Cut[l] = true
 						changed = true
 					}
 				}
 			case chaos.Heal:
 				if len(cur.Cut) > 0 {
+					dirty.cut = true
 					cur.Cut = map[[2]election.NodeID]bool{}
 					changed = true
 				}
@@ -266,10 +274,14 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 			} else if r.Kind == history.KindBoot || (r.Boot != "" && lastBoot[id] != "" && r.Boot != lastBoot[id]) {
 				// A new process without a recorded kill: it restarted.
 				if _, had := cur.Views[id]; had {
+					dirty.views = true
 					delete(cur.Views, id)
 					changed = true
 				}
-				delete(cur.Paused, id)
+				if cur.Paused[id] {
+					dirty.paused = true
+					delete(cur.Paused, id)
+				}
 			}
 			if r.Boot != "" {
 				lastBoot[id] = r.Boot
@@ -280,6 +292,7 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 			case history.KindView:
 				if r.View != nil {
 					if old, ok := cur.Views[id]; !ok || old != *r.View {
+						dirty.views = true
 						cur.Views[id] = *r.View
 						changed = true
 					}
@@ -291,7 +304,8 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 			// taken at the instant of the next fault must see the state
 			// just before that fault (see CheckpointState).
 			prev := t.snaps[len(t.snaps)-1].state
-			t.snaps = append(t.snaps, snapshot{at: r.Time, state: snapshotState(cur, prev), fault: r.Kind == history.KindFault})
+			t.snaps = append(t.snaps, snapshot{at: r.Time, state: snapshotState(cur, prev, dirty), fault: r.Kind == history.KindFault})
+			dirty = stateDirty{}
 		}
 	}
 	t.buildLanes()
@@ -299,23 +313,28 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 	return t
 }
 
+// stateDirty marks the maps of the replayed state written since the last
+// snapshot.
+type stateDirty struct{ views, up, paused, cut bool }
+
 // snapshotState copies cur for a new snapshot, sharing with prev (the
 // previous snapshot) every map that did not change. Most changes are one
 // node's view, so Up, Paused and Cut are usually shared: a replay of a long
-// history then copies one map per change instead of four. Snapshots are
-// never modified once taken, so sharing is safe.
-func snapshotState(cur, prev chaos.State) chaos.State {
+// history then copies one map per change instead of four. Only the maps
+// dirty marks as written are compared. Snapshots are never modified once
+// taken, so sharing is safe.
+func snapshotState(cur, prev chaos.State, dirty stateDirty) chaos.State {
 	c := chaos.State{Views: prev.Views, Up: prev.Up, Paused: prev.Paused, Cut: prev.Cut}
-	if !maps.Equal(cur.Views, prev.Views) {
+	if dirty.views && !maps.Equal(cur.Views, prev.Views) {
 		c.Views = maps.Clone(cur.Views)
 	}
-	if !maps.Equal(cur.Up, prev.Up) {
+	if dirty.up && !maps.Equal(cur.Up, prev.Up) {
 		c.Up = maps.Clone(cur.Up)
 	}
-	if !maps.Equal(cur.Paused, prev.Paused) {
+	if dirty.paused && !maps.Equal(cur.Paused, prev.Paused) {
 		c.Paused = maps.Clone(cur.Paused)
 	}
-	if !maps.Equal(cur.Cut, prev.Cut) {
+	if dirty.cut && !maps.Equal(cur.Cut, prev.Cut) {
 		c.Cut = maps.Clone(cur.Cut)
 	}
 	return c
@@ -448,29 +467,42 @@ func Components(s chaos.State, members []election.NodeID) []Component {
 		}
 	}
 	linked := func(a, b election.NodeID) bool { return s.Reachable(a, b) && s.Reachable(b, a) }
-	parent := map[election.NodeID]election.NodeID{}
-	var find func(election.NodeID) election.NodeID
-	find = func(x election.NodeID) election.NodeID {
+	// Union-find over positions in live: the explorer asks this at every
+	// view change of thousands of histories, so slices, not maps.
+	parent := make([]int, len(live))
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(x int) int {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]
 		}
 		return x
 	}
-	for _, m := range live {
-		parent[m] = m
-	}
-	for i, a := range live {
-		for _, b := range live[i+1:] {
-			if linked(a, b) {
-				parent[find(a)] = find(b)
+	if len(s.Cut) == 0 {
+		// Nothing cut: one component of every live node.
+		for i := range parent {
+			parent[i] = 0
+		}
+	} else {
+		for i, a := range live {
+			for j := i + 1; j < len(live); j++ {
+				if linked(a, live[j]) {
+					parent[find(i)] = find(j)
+				}
 			}
 		}
 	}
-	groups := map[election.NodeID][]election.NodeID{}
-	for _, m := range live {
-		r := find(m)
-		groups[r] = append(groups[r], m)
+	var groups [][]election.NodeID
+	group := make([]int, len(live)) // root position -> index in groups, plus one
+	for i, m := range live {
+		r := find(i)
+		if group[r] == 0 {
+			groups = append(groups, nil)
+			group[r] = len(groups)
+		}
+		groups[group[r]-1] = append(groups[group[r]-1], m)
 	}
 	out := make([]Component, 0, len(groups))
 	for _, g := range groups {

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
@@ -46,17 +47,13 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	if err := spec.Validate(); err != nil {
 		return err
 	}
-	delay := b.Delay
-	if delay == (Dist{}) {
-		delay = ScenarioNetwork
-	}
 	s, err := New(Options{
 		Algorithm:    spec.Algorithm,
 		Members:      spec.Members,
 		Quorum:       spec.Quorum,
 		Timing:       spec.Timing,
 		Seed:         spec.Seed,
-		Delay:        delay,
+		Delay:        b.delay(),
 		Loss:         b.Loss,
 		OmitMessages: b.OmitMessages,
 	}, sink)
@@ -66,6 +63,37 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	b.sim = s
 	s.Start()
 	return s.Err()
+}
+
+// Restart plays a new run on this backend: the cluster spec describes, booted
+// at virtual time 0 with a fresh history in sink, exactly as Start would
+// give a new Backend. When spec has the shape of the cluster already built
+// (algorithm, members, quorum, timing) the simulator is Reset rather than
+// built anew, keeping its memory: how the explorer runs thousands of
+// schedules on one simulator per worker.
+func (b *Backend) Restart(ctx context.Context, spec chaos.ClusterSpec, sink history.Sink) error {
+	if s := b.sim; s != nil && s.alg.Name == spec.Algorithm && slices.Equal(s.opts.Members, spec.Members) &&
+		s.opts.Quorum == spec.Quorum && s.opts.Timing == spec.Timing &&
+		s.opts.Delay == b.delay() && s.opts.Loss == b.Loss && s.opts.OmitMessages == b.OmitMessages {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := s.Reset(spec.Seed, sink); err != nil {
+			return err
+		}
+		s.Start()
+		return s.Err()
+	}
+	b.sim = nil
+	return b.Start(ctx, spec, sink)
+}
+
+// delay is the message delay: Delay, or ScenarioNetwork when unset.
+func (b *Backend) delay() Dist {
+	if b.Delay == (Dist{}) {
+		return ScenarioNetwork
+	}
+	return b.Delay
 }
 
 func (b *Backend) started() error {

@@ -143,11 +143,12 @@ func (s *Sim) carryOut(f chaos.Fault) error {
 		links := f.CutLinks(s.opts.Members)
 		s.hintCut(s.newlyCutPairs(links))
 		for _, l := range links {
-			s.state.Cut[l] = true
+			s.setCut(l)
 		}
 	case chaos.Heal:
 		s.heals++
 		clear(s.state.Cut)
+		clear(s.cutDense)
 		clear(s.state.Degraded)
 		for _, n := range s.nodes {
 			n.loss, n.delay, n.jitter = 0, 0, 0

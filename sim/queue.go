@@ -128,14 +128,17 @@ func (q *eventQueue) push(e event) {
 	q.heap = h
 }
 
-func (q *eventQueue) pop() event {
+// pop removes the earliest event and returns it in place, without a copy
+// (an event is 168 bytes, and popping was a tenth of the explorer's time):
+// the pointer is valid until the next push, which may reuse its slot. The
+// slot is not cleared; its message's Members are released when the slot is
+// reused or the queue reset.
+func (q *eventQueue) pop() *event {
 	if q.head < len(q.lane) {
 		l := &q.lane[q.head]
 		if len(q.heap) == 0 || less(qkey{at: l.at, seq: l.seq}, q.heap[0]) {
-			e := *l
-			*l = event{} // let the message's Members be collected
 			q.head++
-			return e
+			return l
 		}
 	}
 	h := q.heap
@@ -162,8 +165,16 @@ func (q *eventQueue) pop() event {
 		h[i] = last
 	}
 	q.heap = h
-	e := q.slab[top.slot]
-	q.slab[top.slot] = event{} // let the message's Members be collected
 	q.free = append(q.free, top.slot)
-	return e
+	return &q.slab[top.slot]
+}
+
+// reset empties the queue and keeps its memory.
+func (q *eventQueue) reset() {
+	q.heap = q.heap[:0]
+	clear(q.slab) // drop the messages' Members and the timers' names
+	q.slab = q.slab[:0]
+	q.free = q.free[:0]
+	clear(q.lane)
+	q.lane, q.head = q.lane[:0], 0
 }

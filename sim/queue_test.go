@@ -33,14 +33,14 @@ func TestQueuePopsInTimeThenScheduleOrder(t *testing.T) {
 				if q.next() < now {
 					t.Fatalf("next %v before now %v", q.next(), now)
 				}
-				e := q.pop()
+				e := *q.pop()
 				now = e.at
 				got = append(got, e)
 			}
 		}
 	}
 	for q.len() > 0 {
-		got = append(got, q.pop())
+		got = append(got, *q.pop())
 	}
 	// Every pop took the least pending event, so the popped sequence,
 	// read as (at, seq), never goes down.

@@ -169,6 +169,8 @@ type Sim struct {
 	// searched by string beats hashing every message's type into a map.
 	types []typeStat
 	net   *rand.Rand
+	// netSrc is net's source, kept so that Reset can reseed it.
+	netSrc *rand.PCG
 	// linkLast is the latest arrival scheduled on each directed link
 	// (from<<32 | to), which keeps links FIFO. With one constant delay
 	// for every message FIFO holds by itself (equal delays, ties broken
@@ -178,7 +180,10 @@ type Sim struct {
 	// linkLastDense is linkLast for small clusters (the explorer's), by
 	// from·n+to: a slice index rather than a map write per message.
 	linkLastDense []time.Duration
-	trackFIFO     bool
+	// cutDense mirrors state.Cut for the same small clusters, by
+	// from·n+to: a message's cut check without hashing a pair.
+	cutDense  []bool
+	trackFIFO bool
 
 	// perNode: some node has had a loss or delay fault (Node.loss,
 	// delay, jitter may be set).
@@ -221,7 +226,7 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 		timing:   opts.Timing.WithDefaults(),
 		sink:     sink,
 		index:    make(map[election.NodeID]int32, len(opts.Members)),
-		net:      rand.New(rand.NewPCG(uint64(opts.Seed), 0x6e6574)), // "net"
+		netSrc:   rand.NewPCG(uint64(opts.Seed), netStream),
 		linkLast: map[uint64]time.Duration{},
 		state: chaos.State{
 			Views:    make(map[election.NodeID]election.View, len(opts.Members)),
@@ -234,6 +239,7 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 		trackFIFO: opts.Delay.Kind != DistConstant,
 		effects:   election.EffectBuffer{Reuse: true},
 	}
+	s.net = rand.New(s.netSrc)
 	// Validate the membership once here, with a fake Rand, rather than
 	// leaving it to n machines.
 	// The one Membership every machine shares: no machine copies or
@@ -250,6 +256,7 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 	s.nodes = make([]*node, len(opts.Members))
 	if len(opts.Members) <= 64 {
 		s.linkLastDense = make([]time.Duration, len(opts.Members)*len(opts.Members))
+		s.cutDense = make([]bool, len(opts.Members)*len(opts.Members))
 	}
 	maxID := slices.Max(opts.Members)
 	if int(maxID) <= 4*len(opts.Members)+64 {
@@ -273,6 +280,45 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 		}
 	}
 	return s, nil
+}
+
+// netStream is the PCG stream of the network's random source ("net").
+const netStream = 0x6e6574
+
+// Reset puts the cluster back to what New(opts with Seed: seed, sink) would
+// build, keeping the memory it grew: the event queue's slab, the nodes,
+// the state's maps. The explorer plays thousands of short schedules on one
+// cluster shape, and building each afresh was a tenth of its work. Nothing
+// of the previous run shows through: the same seed gives the same run,
+// byte for byte, on a reset simulator as on a new one.
+func (s *Sim) Reset(seed int64, sink history.Sink) error {
+	s.opts.Seed = seed
+	s.sink, s.sinkErr = sink, nil
+	s.now, s.seq, s.gen = 0, 0, 0
+	s.queue.reset()
+	clear(s.types)
+	s.types = s.types[:0]
+	s.netSrc.Seed(uint64(seed), netStream)
+	clear(s.linkLast)
+	clear(s.linkLastDense)
+	s.trackFIFO = s.opts.Delay.Kind != DistConstant
+	s.perNode, s.started, s.heals = false, false, 0
+	clear(s.state.Views)
+	clear(s.state.Up)
+	clear(s.state.Paused)
+	clear(s.state.Cut)
+	clear(s.cutDense)
+	clear(s.state.Degraded)
+	s.stateChanged = false
+	s.counts = Counts{}
+	s.inflight, s.lastActivity = 0, 0
+	for _, n := range s.nodes {
+		*n = node{id: n.id, idx: n.idx, timers: n.timers[:0]}
+		if err := s.build(n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Algorithm is the algorithm the cluster runs.
@@ -457,7 +503,9 @@ func (s *Sim) schedule(e event) {
 	s.queue.push(e)
 }
 
-func (s *Sim) process(e event) {
+// process handles e, which points into the queue: everything step needs of
+// it is copied out before step can push (and so reuse e's slot).
+func (s *Sim) process(e *event) {
 	s.now = e.at
 	n := s.nodes[e.node]
 	switch e.kind {
@@ -469,13 +517,13 @@ func (s *Sim) process(e event) {
 			s.counts.Lost++
 			return
 		}
-		if !e.arrived && s.state.Cut[[2]election.NodeID{e.msg.From, e.msg.To}] {
+		if !e.arrived && s.isCut(e.from, e.node) {
 			s.counts.Lost++
 			return
 		}
 		if n.paused {
 			e.arrived = true
-			n.held = append(n.held, e)
+			n.held = append(n.held, *e)
 			return
 		}
 		s.counts.Delivered++
@@ -487,21 +535,21 @@ func (s *Sim) process(e event) {
 		}
 		s.step(n, election.Event{Kind: election.EventReceive, Msg: e.msg})
 	case evHint:
-		if !n.up || n.boot != e.boot || !s.hintDue(e) {
+		if !n.up || n.boot != e.boot || !s.hintDue(*e) {
 			return // its receiver restarted, or what it stood for is over
 		}
 		if n.paused {
-			n.held = append(n.held, e)
+			n.held = append(n.held, *e)
 			return
 		}
-		s.hintDelivered(e)
+		s.hintDelivered(*e)
 		s.step(n, election.Event{Kind: election.EventPeerDown, Peer: s.nodes[e.from].id})
 	case evTimer:
 		if !n.up || n.boot != e.boot || n.timers.gen(e.timer) != e.gen {
 			return // disarmed, replaced or its node died
 		}
 		if n.paused {
-			n.held = append(n.held, e)
+			n.held = append(n.held, *e)
 			return
 		}
 		n.timers.disarm(e.timer)
@@ -633,7 +681,7 @@ func (s *Sim) send(from *node, m election.Message) {
 		s.counts.Lost++
 		return
 	}
-	if s.state.Cut[[2]election.NodeID{from.id, m.To}] {
+	if s.isCut(from.idx, ti) {
 		s.counts.Lost++
 		return
 	}
@@ -663,6 +711,29 @@ func (s *Sim) send(from *node, m election.Message) {
 	}
 	s.seq++
 	s.queue.pushLane(event{at: at, seq: s.seq, kind: evDeliver, node: ti, from: fi, counted: counted, msg: m})
+}
+
+// isCut reports whether the link from node index fi to ti is cut.
+func (s *Sim) isCut(fi, ti int32) bool {
+	if len(s.state.Cut) == 0 {
+		return false
+	}
+	if s.cutDense != nil {
+		return s.cutDense[int(fi)*len(s.nodes)+int(ti)]
+	}
+	return s.state.Cut[[2]election.NodeID{s.nodes[fi].id, s.nodes[ti].id}]
+}
+
+// setCut cuts the directed link l.
+func (s *Sim) setCut(l [2]election.NodeID) {
+	s.state.Cut[l] = true
+	if s.cutDense != nil {
+		a, okA := s.lookupIndex(l[0])
+		b, okB := s.lookupIndex(l[1])
+		if okA && okB {
+			s.cutDense[int(a)*len(s.nodes)+int(b)] = true
+		}
+	}
 }
 
 func (s *Sim) extraDelay(n *node) time.Duration {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -123,6 +124,53 @@ func TestSameSeedGivesByteIdenticalHistory(t *testing.T) {
 	}
 	if bytes.Equal(a, run(8)) {
 		t.Fatal("seeds 7 and 8 gave the same history: the seed does not reach the network")
+	}
+}
+
+func TestResetSimulatorRunsAsANewOne(t *testing.T) {
+	// A run that leaves everything behind: cuts, a paused node, a dead
+	// one, a degraded one, timers and messages still queued.
+	play := func(s *Sim) {
+		s.Start()
+		s.RunFor(700 * time.Millisecond)
+		s.Partition([]election.NodeID{1, 2}, []election.NodeID{3, 4, 5})
+		s.Apply(chaos.Fault{Op: chaos.Delay, Nodes: ids(3), Delay: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}, "")
+		s.RunFor(2 * time.Second)
+		s.Pause(2)
+		s.Kill(5)
+		s.RunFor(time.Second)
+		s.Heal()
+		s.Resume(2)
+		s.Restart(5)
+		s.RunFor(2 * time.Second)
+		if s.Err() != nil {
+			t.Fatal(s.Err())
+		}
+	}
+	opts := Options{Algorithm: "test-maxid", Seed: 7, Delay: Uniform(500*time.Microsecond, 5*time.Millisecond), Loss: 0.05}
+	fresh := func(seed int64) ([]byte, Counts) {
+		var buf bytes.Buffer
+		o := opts
+		o.Seed = seed
+		s := newSim(t, o, history.NewWriter(&buf))
+		play(s)
+		return buf.Bytes(), s.Counts()
+	}
+	s := newSim(t, opts, nil)
+	play(s)
+	for _, seed := range []int64{7, 8, 9} {
+		var buf bytes.Buffer
+		if err := s.Reset(seed, history.NewWriter(&buf)); err != nil {
+			t.Fatal(err)
+		}
+		play(s)
+		want, counts := fresh(seed)
+		if !bytes.Equal(buf.Bytes(), want) {
+			t.Fatalf("seed %d: the reset simulator's history differs from a new one's (%d and %d bytes)", seed, buf.Len(), len(want))
+		}
+		if got := s.Counts(); !reflect.DeepEqual(got, counts) {
+			t.Fatalf("seed %d: counts %+v after a reset, %+v new", seed, got, counts)
+		}
 	}
 }
 

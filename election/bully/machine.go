@@ -1,6 +1,7 @@
 package bully
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -73,13 +74,13 @@ type machine struct {
 	pledgeEpoch uint64
 	pledgeSeq   uint64
 
-	hb         uint64                              // last heartbeat round sent
-	pending    map[uint64]map[election.NodeID]bool // majority leader: acks per round
-	sentAt     map[uint64]time.Duration            // majority leader: Event.Now when each pending round left
-	leaseUntil time.Duration                       // majority leader: the lease's end, in Event.Now time
-	now        time.Duration                       // Event.Now of the event being handled
-	leaseRound uint64                              // round whose majority holds the lease
-	termRound  uint64                              // the COORDINATOR round that opened this term
+	hb         uint64        // last heartbeat round sent
+	pending    []hbRound     // majority leader: rounds still waiting for a majority, oldest first
+	leaseUntil time.Duration // majority leader: the lease's end, in Event.Now time
+	now        time.Duration // Event.Now of the event being handled
+	leaseRound uint64        // round whose majority holds the lease
+	leaseName  string        // its timer's name
+	termRound  uint64        // the COORDINATOR round that opened this term
 	hasLease   bool
 
 	// down holds peers the runtime hinted are gone, until they are heard
@@ -102,6 +103,48 @@ type machine struct {
 	// the machine does later writes to it, and appending to it reallocates.
 	out  []election.Effect
 	slab []election.Effect // unused rest of the current block: len 0, cap what is left
+}
+
+// hbRound is a majority leader's heartbeat round still waiting for its
+// majority: when it left, who acknowledged it, and its lease timer's name
+// (made once: the round's timer is set, and maybe cancelled, by name). A
+// leader has a handful pending at once; their slots, acks included, are
+// reused round after round rather than each round making two maps.
+type hbRound struct {
+	n      uint64
+	sentAt time.Duration // Event.Now when it left
+	timer  string
+	acks   []election.NodeID
+}
+
+// pendingRound is the pending round n, or nil.
+func (m *machine) pendingRound(n uint64) *hbRound {
+	for i := range m.pending {
+		if m.pending[i].n == n {
+			return &m.pending[i]
+		}
+	}
+	return nil
+}
+
+// addRound makes round n pending, sent now.
+func (m *machine) addRound(n uint64) {
+	if len(m.pending) < cap(m.pending) {
+		m.pending = m.pending[:len(m.pending)+1]
+	} else {
+		m.pending = append(m.pending, hbRound{})
+	}
+	r := &m.pending[len(m.pending)-1]
+	r.n, r.sentAt, r.timer, r.acks = n, m.now, leaseTimer(n), r.acks[:0]
+}
+
+// dropRound forgets pending round i, keeping its slot for a later round.
+func (m *machine) dropRound(i int) {
+	acks := m.pending[i].acks
+	last := len(m.pending) - 1
+	copy(m.pending[i:], m.pending[i+1:])
+	m.pending[last] = hbRound{acks: acks[:0]}
+	m.pending = m.pending[:last]
 }
 
 // slabSize is how many effects one slab block holds; slabMin is the least
@@ -283,8 +326,12 @@ func (m *machine) timer(name string) {
 		if err != nil || m.phase != leading {
 			return
 		}
-		delete(m.pending, r)
-		delete(m.sentAt, r)
+		for i := range m.pending {
+			if m.pending[i].n == r {
+				m.dropRound(i)
+				break
+			}
+		}
 		if (m.hasLease && r == m.leaseRound) || (!m.hasLease && r == m.termRound) {
 			// No later round reached a majority in time (or the
 			// term never got its first lease): step down now,
@@ -559,13 +606,16 @@ func (m *machine) leaveLeading() {
 		return
 	}
 	m.cancelTimer(timerHeartbeat)
-	for r := range m.pending {
-		m.cancelTimer(leaseTimer(r))
+	for _, r := range m.pending {
+		m.cancelTimer(r.timer)
 	}
 	if m.leaseRound != 0 {
-		m.cancelTimer(leaseTimer(m.leaseRound))
+		m.cancelTimer(m.leaseName)
 	}
-	m.pending, m.sentAt, m.leaseRound, m.hasLease = nil, nil, 0, false
+	for len(m.pending) > 0 {
+		m.dropRound(len(m.pending) - 1)
+	}
+	m.leaseRound, m.leaseName, m.hasLease = 0, "", false
 	m.phase = idle
 }
 
@@ -743,9 +793,8 @@ func (m *machine) countVotes() {
 	m.persist()
 	m.votes = nil
 	m.phase = leading
-	m.pending = map[uint64]map[election.NodeID]bool{}
-	m.sentAt = map[uint64]time.Duration{}
-	m.leaseRound, m.hasLease = 0, false
+	m.pending = m.pending[:0] // leaveLeading emptied it
+	m.leaseRound, m.leaseName, m.hasLease = 0, "", false
 	// Role leader comes with the first lease: when a majority has
 	// acknowledged the COORDINATOR.
 	m.heartbeat(TypeCoordinator)
@@ -761,42 +810,41 @@ func (m *machine) heartbeat(typ string) {
 	if !m.quorum {
 		return
 	}
-	m.pending[m.hb] = map[election.NodeID]bool{}
-	m.sentAt[m.hb] = m.now
-	m.setTimer(leaseTimer(m.hb), m.lease)
+	m.addRound(m.hb)
+	m.setTimer(m.pending[len(m.pending)-1].timer, m.lease)
 	m.ack(m.cfg.ID, m.hb) // the leader acknowledges its own round
 }
 
 // ack counts an acknowledgement of round r; a majority renews the lease
 // until r's send time + lease.
 func (m *machine) ack(from election.NodeID, r uint64) {
-	acks, ok := m.pending[r]
-	if !ok {
+	p := m.pendingRound(r)
+	if p == nil {
 		return
 	}
-	acks[from] = true
-	if len(acks) < m.cfg.MajoritySize() || r <= m.leaseRound {
+	if !slices.Contains(p.acks, from) {
+		p.acks = append(p.acks, from)
+	}
+	if len(p.acks) < m.cfg.MajoritySize() || r <= m.leaseRound {
 		return
 	}
-	if at, ok := m.sentAt[r]; ok && m.now > 0 && m.now >= at+m.lease {
+	if m.now > 0 && m.now >= p.sentAt+m.lease {
 		// Acknowledgements that waited out the lease (queued while this
 		// node was frozen) prove nothing about now.
 		return
 	}
-	for k := range m.pending {
-		if k < r {
-			m.cancelTimer(leaseTimer(k))
-			delete(m.pending, k)
-			delete(m.sentAt, k)
-		}
+	sentAt, timer := p.sentAt, p.timer
+	// Rounds are pending oldest first: r's elders lead the list.
+	for len(m.pending) > 0 && m.pending[0].n < r {
+		m.cancelTimer(m.pending[0].timer)
+		m.dropRound(0)
 	}
 	if m.leaseRound != 0 && m.leaseRound < r {
-		m.cancelTimer(leaseTimer(m.leaseRound))
+		m.cancelTimer(m.leaseName)
 	}
-	delete(m.pending, r) // its timer stays: it is the lease's end
-	m.leaseRound, m.hasLease = r, true
-	m.leaseUntil = m.sentAt[r] + m.lease
-	delete(m.sentAt, r)
+	m.dropRound(0) // r itself; its timer stays: it is the lease's end
+	m.leaseRound, m.leaseName, m.hasLease = r, timer, true
+	m.leaseUntil = sentAt + m.lease
 }
 
 // quorumProbe: ELECTION from a lower ID, a probe.

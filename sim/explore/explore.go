@@ -240,35 +240,7 @@ func Run(opts Options) (Result, error) {
 		defer debug.SetGCPercent(prev)
 	}
 
-	// Workers take indexes from a channel; results are put back in index
-	// order, so the report is the same whatever the parallelism.
-	results := make([]Schedule, opts.Schedules)
-	idx := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for w := 0; w < min(opts.Workers, max(opts.Schedules, 1)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range idx {
-				sc := runSchedule(opts, res.Claimed, ScheduleSeed(opts.Seed, i), nil)
-				sc.Index = i
-				results[i] = sc
-				if opts.Progress != nil {
-					mu.Lock()
-					done++
-					opts.Progress(done)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := 0; i < opts.Schedules; i++ {
-		idx <- i
-	}
-	close(idx)
-	wg.Wait()
+	results := runAll(opts, res.Claimed)
 
 	claimsSplit := slices.Contains(res.Claimed, check.NoSplitBrain)
 	for _, sc := range results {
@@ -305,6 +277,42 @@ func Run(opts Options) (Result, error) {
 	return res, nil
 }
 
+// runAll plays every schedule of an exploration. Workers take indexes
+// from a channel; results are put back in index order, so the report is
+// the same whatever the parallelism.
+func runAll(opts Options, claims []check.Name) []Schedule {
+	results := make([]Schedule, opts.Schedules)
+	idx := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for w := 0; w < min(opts.Workers, max(opts.Schedules, 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// One simulator per worker, reset between schedules.
+			x := &session{o: opts, b: &sim.Backend{}}
+			for i := range idx {
+				sc := x.runSchedule(claims, ScheduleSeed(opts.Seed, i), nil)
+				sc.Index = i
+				results[i] = sc
+				if opts.Progress != nil {
+					mu.Lock()
+					done++
+					opts.Progress(done)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := 0; i < opts.Schedules; i++ {
+		idx <- i
+	}
+	close(idx)
+	wg.Wait()
+	return results
+}
+
 // One runs the single schedule with the given seed, writing its full history
 // (messages included) to sink, which may be nil.
 func One(opts Options, seed int64, sink history.Sink) (Schedule, error) {
@@ -319,7 +327,8 @@ func One(opts Options, seed int64, sink history.Sink) (Schedule, error) {
 	if err := spec(opts, seed).Validate(); err != nil {
 		return Schedule{}, fmt.Errorf("explore: %w", err)
 	}
-	return runSchedule(opts, claimed(alg, opts.Quorum), seed, sink), nil
+	x := &session{o: opts, b: &sim.Backend{}}
+	return x.runSchedule(claimed(alg, opts.Quorum), seed, sink), nil
 }
 
 // claimed are the checkers the algorithm claims, without
@@ -346,8 +355,9 @@ func cluster(o Options) scenario.Cluster {
 	return scenario.Cluster{Algorithm: o.Algorithm, IDs: o.Members, Quorum: o.Quorum, Timing: o.Timing}
 }
 
-// session is one schedule being played: a fresh simulated cluster, the
-// harness's player on it, and the history in memory.
+// session is one schedule being played: a simulated cluster, the harness's
+// player on it, and the history in memory. A worker plays every schedule
+// it takes on one session, started afresh (start) for each.
 type session struct {
 	o      Options
 	b      *sim.Backend
@@ -372,20 +382,25 @@ func (r *recorder) Append(rec history.Record) error {
 	return nil
 }
 
-// newSession starts the cluster. extra, when not nil, also receives the
+// start boots the cluster afresh for the schedule with this seed, on the
+// simulator of the previous schedule if there was one, with an empty
+// history and nothing played. extra, when not nil, also receives the
 // history with its messages (without it, messages are left out: the
 // checkers the explorer runs need views and faults only).
-func newSession(o Options, seed int64, extra history.Sink) (*session, error) {
-	x := &session{o: o, b: &sim.Backend{OmitMessages: extra == nil}}
+func (x *session) start(seed int64, extra history.Sink) error {
+	clear(x.rec.recs) // the records' pointers are the last schedule's
+	x.rec.recs, x.rec.lastFault = x.rec.recs[:0], nil
+	x.played = Schedule{}
+	x.b.OmitMessages = extra == nil
 	var sink history.Sink = &x.rec
 	if extra != nil {
 		sink = history.Tee{&x.rec, extra}
 	}
-	if err := x.b.Start(context.Background(), spec(o, seed), sink); err != nil {
-		return nil, err
+	if err := x.b.Restart(context.Background(), spec(x.o, seed), sink); err != nil {
+		return err
 	}
-	x.p = harness.NewPlayer(x.b, cluster(o), seed)
-	return x, nil
+	x.p = harness.NewPlayer(x.b, cluster(x.o), seed)
+	return nil
 }
 
 // play plays one step and notes it in the schedule. A step that cannot be
@@ -453,11 +468,11 @@ func judged(claims []check.Name) []check.Name {
 
 // runSchedule draws one schedule from its seed, plays it and judges it.
 // extra, when not nil, also receives the history with its messages.
-func runSchedule(o Options, claims []check.Name, seed int64, extra history.Sink) Schedule {
-	x, err := newSession(o, seed, extra)
-	if err != nil {
+func (x *session) runSchedule(claims []check.Name, seed int64, extra history.Sink) Schedule {
+	if err := x.start(seed, extra); err != nil {
 		panic(err) // the options were checked by Run and One
 	}
+	o := x.o
 	g := newGenerator(o, seed)
 	netFaults := false
 	x.play(g.gap())
@@ -538,8 +553,8 @@ func Replay(sc *scenario.Scenario, seed int64) ([]check.Verdict, error) {
 	if err != nil {
 		return nil, fmt.Errorf("explore: %w", err)
 	}
-	x, err := newSession(o, seed, nil)
-	if err != nil {
+	x := &session{o: o, b: &sim.Backend{}}
+	if err := x.start(seed, nil); err != nil {
 		return nil, fmt.Errorf("explore: %s: %w", sc.Name, err)
 	}
 	for i, st := range sc.Steps {

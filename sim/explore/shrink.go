@@ -9,6 +9,7 @@ import (
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/scenario"
+	"github.com/ringleader-dev/ringleader/sim"
 )
 
 // ShrinkOptions bound a shrink.
@@ -89,6 +90,8 @@ type shrinker struct {
 	resolved []chaos.Fault
 	evidence string
 	widened  float64
+	// s plays every candidate, reset for each.
+	s *session
 }
 
 // Shrink minimises sc, a schedule of an exploration with options o, while
@@ -178,8 +181,11 @@ func (x *shrinker) try(steps []scenario.Step) bool {
 	var first Schedule
 	var evidence string
 	for i, seed := range x.seeds {
-		s, err := newSession(x.o, seed, nil)
-		if err != nil {
+		if x.s == nil {
+			x.s = &session{o: x.o, b: &sim.Backend{}}
+		}
+		s := x.s
+		if err := s.start(seed, nil); err != nil {
 			return false
 		}
 		for _, st := range steps {
