@@ -91,3 +91,40 @@ func TestShapeMismatchSaysHow(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecFromEnvReadsTheNodeContract: the cluster's shape comes from one
+// node's environment, with the node's defaults where a variable is unset.
+func TestSpecFromEnvReadsTheNodeContract(t *testing.T) {
+	s, id, err := specFromEnv(map[string]string{
+		"RINGLEADER_ID": "2", "RINGLEADER_PEERS": "3=node3,1=node1:6222,2=node2",
+		"RINGLEADER_QUORUM": "majority", "RINGLEADER_SUSPICION": "900ms", "RINGLEADER_CLUSTER": "compose",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id != 2 || !slices.Equal(s.Members, ids(3, 1, 2)) || s.Algorithm != "bully" || s.Quorum != election.Majority ||
+		s.Name != "compose" || s.Timing.Suspicion != 900*time.Millisecond || s.Timing.Heartbeat != election.DefaultTiming.Heartbeat {
+		t.Fatalf("got %+v, node %d", s, id)
+	}
+	for _, env := range []map[string]string{
+		{"RINGLEADER_ID": "x", "RINGLEADER_PEERS": "1=a"},
+		{"RINGLEADER_ID": "1", "RINGLEADER_PEERS": "one=a"},
+		{"RINGLEADER_ID": "1", "RINGLEADER_PEERS": "1=a", "RINGLEADER_QUORUM": "most"},
+	} {
+		if _, _, err := specFromEnv(env); err == nil {
+			t.Errorf("%v: accepted", env)
+		}
+	}
+}
+
+// TestDelayHelperCommandIsReadBack: what startDelay writes, adoptDelays
+// reads.
+func TestDelayHelperCommandIsReadBack(t *testing.T) {
+	d, ok := parseDelayArgs([]string{"delay", "--delay", "150ms", "--jitter", "20ms", "--queue-peers", "10.0.0.2", "--queue", "3"})
+	if !ok || d.delay != 150*time.Millisecond || d.jitter != 20*time.Millisecond {
+		t.Fatalf("got %+v %v", d, ok)
+	}
+	if _, ok := parseDelayArgs([]string{"apply", "--drop-out", "10.0.0.2"}); ok {
+		t.Fatal("an apply helper read as a delay")
+	}
+}
