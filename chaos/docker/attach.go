@@ -47,18 +47,10 @@ func (b *Backend) Attach(ctx context.Context, run string, sink history.Sink) (ch
 		b.mu.Unlock()
 		return chaos.ClusterSpec{}, fmt.Errorf("docker: backend already holds run %s; use a new Backend", b.run)
 	}
-	b.started, b.attached = true, true
+	b.takeRunLocked(run, sink)
 	// Nothing is recorded while the logs are read back: the snapshot
 	// below stands for all of it.
-	b.sink, b.run, b.recordFrom = sink, run, time.Now().Add(100*365*24*time.Hour)
-	b.nodes = map[election.NodeID]*node{}
-	b.views = map[election.NodeID]election.View{}
-	b.paused = map[election.NodeID]bool{}
-	b.cut = map[[2]election.NodeID]bool{}
-	b.loss = map[election.NodeID]int{}
-	b.delay = map[election.NodeID]delaySpec{}
-	b.applied = map[election.NodeID]netfilter.Rules{}
-	b.helpers = map[string]bool{}
+	b.attached, b.replaying = true, true
 	followCtx := b.life
 	b.mu.Unlock()
 
@@ -447,5 +439,5 @@ func (b *Backend) snapshot() {
 		boot := n.boots[len(n.boots)-1]
 		b.appendRecordLocked(history.Record{Time: now, Process: "node", Kind: history.KindView, Node: id, Boot: boot, Seq: n.lastSeq[boot], View: &v})
 	}
-	b.recordFrom = now
+	b.replaying, b.recordFrom = false, now
 }

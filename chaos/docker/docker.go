@@ -136,9 +136,11 @@ type Backend struct {
 	// every node in its environment (docs/trust.md).
 	secret string
 	// attached: the cluster was adopted by Attach, not started; Close
-	// leaves it running. recordFrom: records older than this go nowhere.
-	attached   bool
-	recordFrom time.Time
+	// leaves it running. replaying: Attach is reading the logs back and
+	// records nothing. recordFrom: when an attached history began; a
+	// view logged before it but read after stands from that instant.
+	attached, replaying bool
+	recordFrom          time.Time
 	// gaps counts log sequence gaps noticed (each is also a mark record).
 	gaps    int
 	closed  bool
@@ -153,6 +155,20 @@ type Backend struct {
 	ops    sync.WaitGroup
 	bg     sync.WaitGroup // helper removals in the background
 	reaper *watcher       // the run's reaper (reaper.go); nil without one
+}
+
+// takeRunLocked makes b the backend of run, recording into sink, with
+// nothing known yet; b.mu must be held.
+func (b *Backend) takeRunLocked(run string, sink history.Sink) {
+	b.started, b.run, b.sink = true, run, sink
+	b.nodes = map[election.NodeID]*node{}
+	b.views = map[election.NodeID]election.View{}
+	b.paused = map[election.NodeID]bool{}
+	b.cut = map[[2]election.NodeID]bool{}
+	b.loss = map[election.NodeID]int{}
+	b.delay = map[election.NodeID]delaySpec{}
+	b.applied = map[election.NodeID]netfilter.Rules{}
+	b.helpers = map[string]bool{}
 }
 
 // begin registers an operation (Start, Apply) that Close must wait for and

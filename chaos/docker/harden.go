@@ -23,11 +23,7 @@ const (
 // 1024 as uid 65532), no way to gain privileges through a setuid binary,
 // memory and process limits, and no published port.
 func hardenNode(hc *container.HostConfig) {
-	hc.CapDrop = []string{"ALL"}
-	hc.SecurityOpt = append(hc.SecurityOpt, "no-new-privileges:true")
-	hc.Memory = nodeMemory
-	pids := int64(nodePidsLimit)
-	hc.PidsLimit = &pids
+	confine(hc)
 	hc.PublishAllPorts = false
 	hc.PortBindings = nil
 }
@@ -37,8 +33,14 @@ func hardenNode(hc *container.HostConfig) {
 // Docker 20.10 gives a non-root process no capabilities (it sets no ambient
 // set), so as uid 65532 nftables answers "operation not permitted" (tried).
 func hardenHelper(hc *container.HostConfig) {
-	hc.CapDrop = []string{"ALL"}
+	confine(hc)
 	hc.CapAdd = []string{"NET_ADMIN"}
+}
+
+// confine is what every container of a run gets: no capabilities, no
+// privilege gain, bounded memory and processes.
+func confine(hc *container.HostConfig) {
+	hc.CapDrop = []string{"ALL"}
 	hc.SecurityOpt = append(hc.SecurityOpt, "no-new-privileges:true")
 	hc.Memory = nodeMemory
 	pids := int64(nodePidsLimit)

@@ -188,9 +188,11 @@ func (b *Backend) handleLine(n *node, line []byte, stderr bool) {
 		b.views[n.id] = *rec.View
 	}
 	switch {
+	case b.replaying:
+		// Attach's snapshot will stand for what is read back now.
 	case !rec.Time.Before(b.recordFrom):
 		b.appendRecordLocked(rec)
-	case rec.Kind == history.KindView && !b.recordFrom.IsZero() && b.recordFrom.Before(time.Now()):
+	case rec.Kind == history.KindView:
 		// An attached backend's snapshot was taken a moment before
 		// this line, logged earlier, was read: the view it records is
 		// the node's from the snapshot on.

@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"github.com/testcontainers/testcontainers-go"
 	"strings"
 	"testing"
 	"time"
@@ -39,18 +40,8 @@ func awaitNothingLeft(t *testing.T, run string, d time.Duration) time.Duration {
 // without a word. Everything labelled with the run (a running container,
 // its labelled volume and a network) goes, the reaper itself last.
 func TestReaperRemovesTheRunWhenItsConnectionDrops(t *testing.T) {
-	dockertest.Require(t)
-	if buildErr != nil {
-		t.Fatalf("building %s: %v", testImage, buildErr)
-	}
 	ctx := context.Background()
-	run := runID(t)
-	t.Cleanup(func() { CleanRun(context.Background(), run) })
-	cli, err := newClient(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	run, cli := reaperRun(t)
 
 	b := New(WithImage(testImage), WithProgress(testWriter{t}))
 	b.run = run
@@ -146,18 +137,8 @@ func TestReaperNeedsALocalSocket(t *testing.T) {
 // starting it leaves a created container that AutoRemove never removes;
 // the next run's Start removes it once it is a minute old.
 func TestUnstartedReapersGo(t *testing.T) {
-	dockertest.Require(t)
-	if buildErr != nil {
-		t.Fatalf("building %s: %v", testImage, buildErr)
-	}
 	ctx := context.Background()
-	run := runID(t)
-	t.Cleanup(func() { CleanRun(context.Background(), run) })
-	cli, err := newClient(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	run, cli := reaperRun(t)
 	c, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
 		Name:       "rl-" + run + "-reaper",
 		Config:     &container.Config{Image: testImage, Labels: labels(run, RoleReaper)},
@@ -180,4 +161,22 @@ func TestUnstartedReapersGo(t *testing.T) {
 		t.Fatalf("the unstarted reaper is still there (inspect: %v)", err)
 	}
 	t.Log(logged)
+}
+
+// reaperRun is a run label of the test's own, cleaned up after it whatever
+// it left, and an engine client closed with it.
+func reaperRun(t *testing.T) (string, *testcontainers.DockerClient) {
+	t.Helper()
+	dockertest.Require(t)
+	if buildErr != nil {
+		t.Fatalf("building %s: %v", testImage, buildErr)
+	}
+	run := runID(t)
+	t.Cleanup(func() { CleanRun(context.Background(), run) })
+	cli, err := newClient(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return run, cli
 }

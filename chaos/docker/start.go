@@ -16,7 +16,6 @@ import (
 	"github.com/testcontainers/testcontainers-go/network"
 
 	"github.com/ringleader-dev/ringleader/chaos"
-	"github.com/ringleader-dev/ringleader/chaos/netfilter"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/trust"
@@ -43,17 +42,9 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 		b.mu.Unlock()
 		return fmt.Errorf("docker: backend already started run %s; use a new Backend per run", b.run)
 	}
-	b.started = true
-	b.spec, b.sink, b.run = spec, sink, spec.Name
+	b.takeRunLocked(spec.Name, sink)
+	b.spec = spec
 	b.secret = trust.NewSecret()
-	b.nodes = map[election.NodeID]*node{}
-	b.views = map[election.NodeID]election.View{}
-	b.paused = map[election.NodeID]bool{}
-	b.cut = map[[2]election.NodeID]bool{}
-	b.loss = map[election.NodeID]int{}
-	b.delay = map[election.NodeID]delaySpec{}
-	b.applied = map[election.NodeID]netfilter.Rules{}
-	b.helpers = map[string]bool{}
 	followCtx := b.life
 	b.mu.Unlock()
 
