@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -253,7 +252,7 @@ func ParseArgs(args []string, getenv func(string) string, out io.Writer) (Config
 			return Config{}, bad("nats-url", "%q: want nats://HOST:PORT (or tls://, ws://, wss://), comma-separated", u)
 		}
 	}
-	if c.Secret, err = readSecret(get("secret-file"), getenv); err != nil {
+	if c.Secret, err = trust.ReadSecret(get("secret-file"), getenv); err != nil {
 		return Config{}, bad("secret-file", "%v", err)
 	}
 	if c.Secret == "" && c.NATSURL == "" {
@@ -291,20 +290,6 @@ func ParseArgs(args []string, getenv func(string) string, out io.Writer) (Config
 		c.Seed = uint64(time.Now().UnixNano()) ^ uint64(c.ID)<<48
 	}
 	return c, nil
-}
-
-// readSecret returns the secret from file when one is named, else from
-// trust.SecretEnv.
-func readSecret(file string, getenv func(string) string) (string, error) {
-	if file == "" {
-		v, _ := lookup(getenv, trust.SecretEnv)
-		return v, nil
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(b)), nil
 }
 
 func lookup(getenv func(string) string, name string) (string, bool) {

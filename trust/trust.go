@@ -8,6 +8,8 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"os"
+	"strings"
 )
 
 // SecretEnv is the environment variable that carries a cluster's secret to
@@ -30,6 +32,23 @@ const (
 	// in with.
 	RouteUser = "route"
 )
+
+// ReadSecret is the secret a node or tool was given: the contents of file
+// when one is named (--secret-file), else getenv(SecretEnv). Surrounding
+// white space is not part of it ("" when neither holds one).
+func ReadSecret(file string, getenv func(string) string) (string, error) {
+	if file == "" {
+		if getenv == nil {
+			return "", nil
+		}
+		return getenv(SecretEnv), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(b)), nil
+}
 
 // Secret lengths: short enough for a URL's user info, long enough that
 // guessing one over a network is hopeless.

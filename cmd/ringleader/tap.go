@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -39,14 +38,10 @@ func runTap(args []string) int {
 		}
 		return 2
 	}
-	secret := os.Getenv(trust.SecretEnv)
-	if *secretFile != "" {
-		b, err := os.ReadFile(*secretFile)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "ringleader tap: --secret-file: %v\n", err)
-			return 2
-		}
-		secret = string(bytes.TrimSpace(b))
+	secret, err := trust.ReadSecret(*secretFile, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader tap: --secret-file: %v\n", err)
+		return 2
 	}
 	if secret == "" {
 		fmt.Fprintf(os.Stderr, "ringleader tap: %s: required: the cluster's secret (the compose cluster's is in .ringleader/compose.secret; see docs/trust.md)\n", trust.SecretEnv)
@@ -54,7 +49,7 @@ func runTap(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	err := tap.Run(ctx, tap.Options{Server: *server, Cluster: *cluster, Secret: secret, JSON: *asJSON, Out: os.Stdout,
+	err = tap.Run(ctx, tap.Options{Server: *server, Cluster: *cluster, Secret: secret, JSON: *asJSON, Out: os.Stdout,
 		Ready: func() {
 			fmt.Fprintf(os.Stderr, "tap: watching %s on %s as %s\n", trust.Subjects(*cluster), *server, trust.ObserverUser)
 		}})
