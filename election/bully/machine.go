@@ -373,13 +373,9 @@ func (m *machine) suspectFired() {
 		return
 	}
 	m.barrier = false
-	if m.pledgeTo != election.None {
-		// The barrier has passed: every lease this node's
-		// acknowledgements supported has run out. Keep the promise.
-		to := m.pledgeTo
-		m.send(to, election.Message{Type: TypeVote, Epoch: m.pledgeEpoch, Candidate: to, Seq: m.pledgeSeq})
-		m.pledgeTo = election.None
-		m.armBarrier(to, m.pledgeEpoch)
+	// The barrier has passed: every lease this node's acknowledgements
+	// supported has run out.
+	if m.keepPledge() {
 		return
 	}
 	switch m.phase {
@@ -909,6 +905,20 @@ func (m *machine) voteRequest(s election.NodeID, e, seq uint64) {
 	m.grant(s, e, seq)
 }
 
+// keepPledge sends the vote this node promised while its barrier held, if
+// it promised one, and reports whether it did. The barrier it arms is the
+// vote's own: a vote acknowledges the leader-to-be.
+func (m *machine) keepPledge() bool {
+	if m.pledgeTo == election.None {
+		return false
+	}
+	to := m.pledgeTo
+	m.send(to, election.Message{Type: TypeVote, Epoch: m.pledgeEpoch, Candidate: to, Seq: m.pledgeSeq})
+	m.pledgeTo = election.None
+	m.armBarrier(to, m.pledgeEpoch)
+	return true
+}
+
 // grant sends the vote for s in epoch e, or promises it for when the
 // barrier passes: a leader this node acknowledged may still hold a lease on
 // that acknowledgement.
@@ -939,13 +949,9 @@ func (m *machine) released(s election.NodeID, e uint64) {
 		return
 	}
 	m.barrier = false
-	if m.pledgeTo != election.None {
-		// The promised vote leaves now instead of when the barrier
-		// would have passed.
-		to := m.pledgeTo
-		m.send(to, election.Message{Type: TypeVote, Epoch: m.pledgeEpoch, Candidate: to, Seq: m.pledgeSeq})
-		m.pledgeTo = election.None
-		m.armBarrier(to, m.pledgeEpoch)
+	// The promised vote leaves now instead of when the barrier would
+	// have passed.
+	if m.keepPledge() {
 		return
 	}
 	switch {
