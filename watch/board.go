@@ -232,16 +232,13 @@ func (b *Board) Line(id election.NodeID, line []byte, logged time.Time) []Change
 			st.State = Running
 		}
 		out = append(out, b.changeOf(ChangeView, n, at))
-	case history.KindSend:
+	case history.KindSend, history.KindRecv:
 		n.perMessage = true
-		n.sent = append(trimBefore(n.sent, at.Add(-b.window)), at)
-		if st.State == Unknown {
-			st.State = Running
-			out = append(out, b.changeOf(ChangeState, n, at))
+		times := &n.sent
+		if rec.Kind == history.KindRecv {
+			times = &n.recv
 		}
-	case history.KindRecv:
-		n.perMessage = true
-		n.recv = append(trimBefore(n.recv, at.Add(-b.window)), at)
+		*times = append(trimBefore(*times, at.Add(-b.window)), at)
 		if st.State == Unknown {
 			st.State = Running
 			out = append(out, b.changeOf(ChangeState, n, at))
