@@ -96,8 +96,11 @@ type Analysis struct {
 	// Checkpoints are the instants agreement and bully-max judge.
 	Checkpoints []time.Time
 	Failovers   []Failover
-	Counts      Counts
-	Elections   []Election
+	// Returns are the resumes, restarts and heals, each with the time the
+	// cluster took to settle again (ReturnsOf).
+	Returns   []Failover
+	Counts    Counts
+	Elections []Election
 	// SplitBrain is no-split-brain's evidence, measured on every run,
 	// claimed or not: the overlap is the figure that shows split brain
 	// appear without a quorum and vanish with one.
@@ -118,6 +121,7 @@ func Analyze(recs []history.Record, opts Options, names ...Name) *Analysis {
 	}
 	a.SplitBrain = *sb.Evidence.SplitBrain
 	a.Failovers = FailoversOf(t, opts.Quorum)
+	a.Returns = ReturnsOf(t, opts)
 	// message-complexity, when it ran, has counted and segmented already.
 	if mc, ran := a.Verdict(MessageComplexity); ran && mc.Evidence.Complexity != nil {
 		a.Counts, a.Elections = mc.Evidence.Complexity.Counts, mc.Evidence.Complexity.Elections

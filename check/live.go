@@ -121,24 +121,34 @@ func FailoversOf(t *Timeline, q election.QuorumMode) []Failover {
 			continue
 		}
 		fo := Failover{Op: f.Op, Label: f.Label, Leader: leader, Invoked: f.Invoked, From: f.At()}
-		limit, why := t.End, "the history ended first"
-		for _, g := range t.Faults[i+1:] {
-			if g.Invoked.After(fo.From) {
-				limit, why = g.Invoked, fmt.Sprintf("the next fault (%s) came first", g.Label)
-				break
-			}
-		}
-		at, leaders, ok := firstSettled(t, fo.From, limit, q)
-		if ok && (at.Before(limit) || limit.Equal(t.End)) {
-			fo.Recovered, fo.At, fo.NewLeader = true, at, leaders
-			fo.Duration = at.Sub(fo.From)
-			fo.Millis = ms(fo.Duration)
-		} else {
-			fo.Note = "no new leader agreed before " + why
-		}
+		settleAfter(t, i, &fo, func(s chaos.State) ([]election.NodeID, bool) {
+			return SettledLeaders(s, t.Members, q)
+		})
 		out = append(out, fo)
 	}
 	return out
+}
+
+// settleAfter finds the first instant from fo.From at which settled holds,
+// searching up to the next fault's invoke (what happens after that is no
+// longer fault i's doing), and fills fo's outcome.
+func settleAfter(t *Timeline, i int, fo *Failover, settled func(chaos.State) ([]election.NodeID, bool)) {
+	limit, why := t.End, "the history ended first"
+	for _, g := range t.Faults[i+1:] {
+		if g.Invoked.After(fo.From) {
+			limit, why = g.Invoked, fmt.Sprintf("the next fault (%s) came first", g.Label)
+			break
+		}
+	}
+	for _, at := range t.Changes(fo.From, limit) {
+		if leaders, ok := settled(t.StateAt(at)); ok && (at.Before(limit) || limit.Equal(t.End)) {
+			fo.Recovered, fo.At, fo.NewLeader = true, at, leaders
+			fo.Duration = at.Sub(fo.From)
+			fo.Millis = ms(fo.Duration)
+			return
+		}
+	}
+	fo.Note = "no new leader agreed before " + why
 }
 
 // tookLeader returns the leader fault f took away from a majority, or None.

@@ -38,8 +38,11 @@ type Result struct {
 	// Checkpoints counts the instants agreement and bully-max judged.
 	Checkpoints int              `json:"checkpoints"`
 	Failovers   []FailoverResult `json:"failovers"`
-	SplitBrain  SplitBrain       `json:"split_brain"`
-	Messages    *check.Counts    `json:"messages,omitempty"`
+	// Returns are the resumes, restarts and heals, and how long the
+	// cluster took to settle again after each (check.ReturnsOf).
+	Returns    []FailoverResult `json:"returns"`
+	SplitBrain SplitBrain       `json:"split_brain"`
+	Messages   *check.Counts    `json:"messages,omitempty"`
 	// Elections are the stretches from the cluster leaving a settled
 	// state to settling again, with their messages (check.Elections).
 	Elections []check.Election `json:"elections"`

@@ -96,7 +96,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 		Rep: opts.Rep, Reps: opts.Reps, Dir: dir, Started: time.Now(),
 		Cluster: clusterName(sc.Name, opts.Rep),
 		// Empty, not null, in results.json when nothing happened.
-		Steps: []StepResult{}, Expectations: []ExpectResult{}, Checkers: []CheckerResult{}, Failovers: []FailoverResult{},
+		Steps: []StepResult{}, Expectations: []ExpectResult{}, Checkers: []CheckerResult{}, Failovers: []FailoverResult{}, Returns: []FailoverResult{},
 	}
 	r.res = res
 
@@ -240,7 +240,17 @@ func (r *runner) judge(recs []history.Record) {
 	r.res.SplitBrain = SplitBrain{Overlaps: len(sb.Overlaps), TotalMillis: sb.TotalMillis, PairTotalMillis: sb.PairTotalMillis,
 		StaleOverlaps: len(sb.StaleOverlaps), StaleMillis: sb.StaleMillis}
 	susp := ms(sc.Cluster.Timing.Suspicion)
-	for _, f := range an.Failovers {
+	r.res.Failovers = failoverResults(an.Failovers, susp)
+	r.res.Returns = failoverResults(an.Returns, susp)
+	r.res.Messages = &an.Counts
+	r.res.Elections = an.Elections
+}
+
+// failoverResults adds to each measured settling its length from the invoke
+// and in suspicion timeouts (susp, in ms).
+func failoverResults(fs []check.Failover, susp float64) []FailoverResult {
+	out := []FailoverResult{}
+	for _, f := range fs {
 		fo := FailoverResult{Failover: f}
 		if f.Recovered {
 			fo.FromInvokeMillis = ms(f.At.Sub(f.Invoked))
@@ -248,10 +258,9 @@ func (r *runner) judge(recs []history.Record) {
 				fo.Suspicions = f.Millis / susp
 			}
 		}
-		r.res.Failovers = append(r.res.Failovers, fo)
+		out = append(out, fo)
 	}
-	r.res.Messages = &an.Counts
-	r.res.Elections = an.Elections
+	return out
 }
 
 // CheckOptions are the checkers' options for a run of sc on algorithm a

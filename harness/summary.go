@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -112,6 +113,10 @@ type Summary struct {
 	// its invoke record.
 	Failover           check.FailoverStats `json:"failover"`
 	FailoverFromInvoke check.FailoverStats `json:"failover_from_invoke"`
+	// Returns are over every resume, restart and heal of every run, by
+	// operation: from the fault taking effect to the cluster settled
+	// again (on the highest live ID where the algorithm claims it).
+	Returns map[string]check.FailoverStats `json:"returns,omitempty"`
 	// SuspicionMillis converts the failover figures into suspicion
 	// timeouts.
 	SuspicionMillis float64 `json:"suspicion_ms"`
@@ -138,6 +143,7 @@ func Summarise(results []*Result) []Summary {
 		rs := by[name]
 		s := Summary{Scenario: name, Runs: len(rs), SuspicionMillis: rs[0].Timing.SuspicionMillis, OverlapMin: math.Inf(1)}
 		var fos, fromInvoke []check.Failover
+		returns := map[string][]check.Failover{}
 		sum := 0.0
 		for _, r := range rs {
 			if r.Pass {
@@ -151,6 +157,9 @@ func Summarise(results []*Result) []Summary {
 				}
 				fromInvoke = append(fromInvoke, fi)
 			}
+			for _, f := range r.Returns {
+				returns[f.Op] = append(returns[f.Op], f.Failover)
+			}
 			o := r.SplitBrain.TotalMillis
 			if r.SplitBrain.Overlaps > 0 {
 				s.RunsWithOverlap++
@@ -161,6 +170,12 @@ func Summarise(results []*Result) []Summary {
 		s.OverlapMean = sum / float64(len(rs))
 		s.Failover = check.Stats(fos)
 		s.FailoverFromInvoke = check.Stats(fromInvoke)
+		for op, rs := range returns {
+			if s.Returns == nil {
+				s.Returns = map[string]check.FailoverStats{}
+			}
+			s.Returns[op] = check.Stats(rs)
+		}
 		out = append(out, s)
 	}
 	return out
@@ -179,15 +194,20 @@ func WriteSummaries(w io.Writer, sums []Summary) {
 			}
 			return fmt.Sprintf(" (%.2f×)", ms(d)/s.SuspicionMillis)
 		}
-		for _, row := range []struct {
+		type row struct {
 			what string
 			f    check.FailoverStats
-		}{{"from the fault", s.Failover}, {"from invoke", s.FailoverFromInvoke}} {
+		}
+		rows := []row{{"failover from the fault", s.Failover}, {"failover from invoke", s.FailoverFromInvoke}}
+		for _, op := range slices.Sorted(maps.Keys(s.Returns)) {
+			rows = append(rows, row{"return after " + op, s.Returns[op]})
+		}
+		for _, row := range rows {
 			f := row.f
 			if f.N == 0 && f.Unrecovered == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "  failover %-13s over %d: p50 %s%s  p95 %s%s  max %s%s  (suspicion %s)", row.what, f.N,
+			fmt.Fprintf(w, "  %-22s over %d: p50 %s%s  p95 %s%s  max %s%s  (suspicion %s)", row.what, f.N,
 				millis.Of(f.P50), x(f.P50), millis.Of(f.P95), x(f.P95), millis.Of(f.Max), x(f.Max), millis.Float(s.SuspicionMillis))
 			if f.Unrecovered > 0 {
 				fmt.Fprintf(w, "; %d not recovered", f.Unrecovered)
