@@ -9,21 +9,9 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/routes"
 	"github.com/ringleader-dev/ringleader/trust"
 	"github.com/sirupsen/logrus"
-)
-
-// Route settings. The defaults notice a silently dead route after about a
-// minute; these notice it in under a second (DESIGN.md, measured). One
-// connection per pair (PoolSize -1) because a pool heals unevenly after a
-// partition and loses messages; compression off because it only adds
-// latency to tiny messages.
-const (
-	routePingInterval = 300 * time.Millisecond
-	routeMaxPingsOut  = 2
-	// routePoll is how often the node looks at its server's routes for
-	// peers whose route closed.
-	routePoll = 20 * time.Millisecond
 )
 
 func (n *Node) serverOptions() *server.Options {
@@ -49,10 +37,16 @@ func (n *Node) serverOptions() *server.Options {
 	if opts.Cluster.Port == 0 {
 		opts.Cluster.Port = DefaultClusterPort
 	}
+	// Route pings per package routes: a silently dead route is noticed
+	// in about a second (the NATS default takes minutes), at a ping load
+	// per server that does not grow with the cluster. One connection per
+	// pair (PoolSize -1) because a pool heals unevenly after a partition
+	// and loses messages; compression off because it only adds latency
+	// to tiny messages.
 	opts.Cluster.PoolSize = -1
 	opts.Cluster.Compression = server.CompressionOpts{Mode: server.CompressionOff}
-	opts.Cluster.PingInterval = routePingInterval
-	opts.Cluster.MaxPingsOut = routeMaxPingsOut
+	opts.Cluster.PingInterval = routes.PingInterval(len(c.Peers))
+	opts.Cluster.MaxPingsOut = routes.MaxPingsOut
 	authorize(opts, c.Cluster, c.Secret)
 	for _, p := range c.Peers {
 		if p.ID == c.ID {
@@ -187,7 +181,7 @@ func (n *Node) peerReady() map[election.NodeID]bool {
 func (n *Node) awaitPeers(ctx context.Context) {
 	deadline := time.NewTimer(n.cfg.PeerWait)
 	defer deadline.Stop()
-	tick := time.NewTicker(routePoll)
+	tick := time.NewTicker(routes.Poll)
 	defer tick.Stop()
 	for {
 		all := true
@@ -217,7 +211,7 @@ func (n *Node) awaitPeers(ctx context.Context) {
 func (n *Node) watchRoutes() {
 	defer n.closedWG.Done()
 	prev := n.peerRoutes()
-	tick := time.NewTicker(routePoll)
+	tick := time.NewTicker(routes.Poll)
 	defer tick.Stop()
 	for {
 		select {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/routes"
 )
 
 // The node runtime turns NATS's view of its routes into failure hints
@@ -26,21 +27,28 @@ type Hints struct {
 	Silence Dist
 }
 
-// DefaultHints is the model calibrated on the compose cluster
+// DefaultHintsFor is the model calibrated on the compose cluster
 // (tools/measure-hints.sh, 2026-11-23, 2-core machine, two rounds; the
 // samples are in docs/measurements/): after docker kill the four survivors
 // logged their hint 22-52 ms later (medians 36 and 39 ms, 80 samples each;
 // docker stop 23-44 ms); after docker pause 633-950 ms later (medians 731
-// and 794 ms, 80 each): NATS's route ping interval of 300 ms with two pings
+// and 794 ms, 80 each): the route ping interval of 300 ms with two pings
 // outstanding, plus the runtime's 20 ms poll. Cutting a node off with the
 // docker backend's nftables helper gave the same window at both ends (571-854
 // ms counted from the helper's return, its rules landing up to ~250 ms
 // before), so Silence serves cuts too; a thawed node's own hints, 19-47 ms
-// after docker unpause, fall inside Crash.
-var DefaultHints = Hints{
-	Crash:   Uniform(22*time.Millisecond, 52*time.Millisecond),
-	Silence: Uniform(630*time.Millisecond, 950*time.Millisecond),
+// after docker unpause, fall inside Crash. The ping interval grows with the
+// cluster beyond 16 nodes (package routes), and Silence with it.
+func DefaultHintsFor(n int) Hints {
+	lo, hi := routes.SilenceNoticed(n)
+	return Hints{
+		Crash:   Uniform(22*time.Millisecond, 52*time.Millisecond),
+		Silence: Uniform(lo, hi),
+	}
 }
+
+// DefaultHints is DefaultHintsFor a cluster of up to 16 nodes.
+var DefaultHints = DefaultHintsFor(1)
 
 // hintCause says what a hint event stands for, and so what must still hold
 // when it is due.
@@ -59,7 +67,8 @@ const (
 func (s *Sim) hints() Hints {
 	h := s.opts.Hints
 	if h.Crash == (Dist{}) && h.Silence == (Dist{}) {
-		h.Crash, h.Silence = DefaultHints.Crash, DefaultHints.Silence
+		d := DefaultHintsFor(len(s.nodes))
+		h.Crash, h.Silence = d.Crash, d.Silence
 	}
 	return h
 }
