@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -284,14 +285,26 @@ func (b *Backend) wantRulesLocked(id election.NodeID) netfilter.Rules {
 	return r
 }
 
+// ruleJob is one namespace's new rules.
+type ruleJob struct {
+	n    *node
+	want netfilter.Rules
+}
+
 // syncRules brings every running node's namespace to what the current cuts
 // and loss say, touching only namespaces whose rules change.
+//
+// Cuts are lifted in two rounds. The helpers of one round land up to a few
+// hundred milliseconds apart, and a node whose cut is gone would meanwhile
+// dial a peer still cutting it: the peer's answer is dropped and the dial
+// hangs for NATS's whole dial timeout (a second), after which the route
+// comes back only at the next attempt. So every namespace that lifts a cut
+// first only refuses new connections to those peers and drops nothing
+// (RefuseOut), and only when all of them do are the refusals removed: a
+// dial then meets either a refusal, which fails at once and is retried in
+// routes.Redial, or a peer that answers.
 func (b *Backend) syncRules(ctx context.Context) error {
-	type job struct {
-		n    *node
-		want netfilter.Rules
-	}
-	var jobs []job
+	var jobs, lifting []ruleJob
 	b.mu.Lock()
 	for _, id := range b.spec.Members {
 		n := b.nodes[id]
@@ -302,10 +315,37 @@ func (b *Backend) syncRules(ctx context.Context) error {
 		if want.String() == b.applied[id].String() {
 			continue
 		}
-		jobs = append(jobs, job{n, want})
+		jobs = append(jobs, ruleJob{n, want})
+		if lifted := liftedCuts(b.applied[id], want); len(lifted) > 0 {
+			interim := want
+			interim.RefuseOut = lifted
+			lifting = append(lifting, ruleJob{n, interim})
+		}
 	}
 	b.mu.Unlock()
+	if len(lifting) > 0 {
+		if err := b.applyRules(ctx, lifting); err != nil {
+			return err
+		}
+	}
+	return b.applyRules(ctx, jobs)
+}
 
+// liftedCuts are the peers applied cut this namespace off from that want
+// no longer does.
+func liftedCuts(applied, want netfilter.Rules) []netip.Addr {
+	var out []netip.Addr
+	for _, a := range applied.DropOut {
+		if !slices.Contains(want.DropOut, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// applyRules runs the helpers of jobs, b.cfg.parallel at a time, and
+// records what each namespace holds.
+func (b *Backend) applyRules(ctx context.Context, jobs []ruleJob) error {
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex

@@ -43,6 +43,11 @@ type Rules struct {
 	// DropIn: every packet from one of these addresses is dropped (input
 	// chain). A cut from them to this node.
 	DropIn []netip.Addr
+	// RefuseOut: connection attempts to these addresses are refused by
+	// this namespace's own stack, and nothing else is dropped: the first
+	// half of lifting a cut (see the docker backend's syncRules). Every
+	// DropOut address is refused as well.
+	RefuseOut []netip.Addr
 	// LossPercent (1..100) of the packets to and from LossPeers are
 	// dropped at random, independently in each direction.
 	LossPercent int
@@ -57,13 +62,13 @@ type Rules struct {
 
 // Empty reports whether r holds no rule at all (the table can go).
 func (r Rules) Empty() bool {
-	return len(r.DropOut) == 0 && len(r.DropIn) == 0 &&
+	return len(r.DropOut) == 0 && len(r.DropIn) == 0 && len(r.RefuseOut) == 0 &&
 		(r.LossPercent == 0 || len(r.LossPeers) == 0) && len(r.QueuePeers) == 0
 }
 
 // Validate names the first thing wrong with r.
 func (r Rules) Validate() error {
-	for _, l := range [][]netip.Addr{r.DropOut, r.DropIn, r.LossPeers, r.QueuePeers} {
+	for _, l := range [][]netip.Addr{r.DropOut, r.DropIn, r.RefuseOut, r.LossPeers, r.QueuePeers} {
 		for _, a := range l {
 			if !a.Is4() {
 				return fmt.Errorf("netfilter: address %s is not IPv4 (docker bridge networks are IPv4; that is all the rules match)", a)
@@ -95,6 +100,7 @@ func (r Rules) Args() []string {
 	}
 	add("drop-out", r.DropOut)
 	add("drop-in", r.DropIn)
+	add("refuse-out", r.RefuseOut)
 	if r.LossPercent > 0 {
 		out = append(out, "--loss", strconv.Itoa(r.LossPercent))
 	}
@@ -138,6 +144,7 @@ func (a addrList) Set(v string) error {
 func (r *Rules) Flags(fs *flag.FlagSet) {
 	fs.Var(addrList{&r.DropOut}, "drop-out", "drop every packet sent to these addresses (comma-separated)")
 	fs.Var(addrList{&r.DropIn}, "drop-in", "drop every packet received from these addresses")
+	fs.Var(addrList{&r.RefuseOut}, "refuse-out", "refuse connection attempts to these addresses at once, dropping nothing")
 	fs.IntVar(&r.LossPercent, "loss", 0, "percentage (1..100) of packets to and from --loss-peers to drop at random")
 	fs.Var(addrList{&r.LossPeers}, "loss-peers", "addresses --loss applies to")
 	fs.Var(addrList{&r.QueuePeers}, "queue-peers", "addresses whose packets go to the NFQUEUE --queue (delay)")
@@ -264,15 +271,48 @@ func queueTo(q uint16) expr.Any {
 
 func drop() expr.Any { return &expr.Verdict{Kind: expr.VerdictDrop} }
 
-// ruleExprs lays r out as rules: drops first (a cut wins over loss or
-// delay), then loss, then the queue.
+// TCP header: the flags byte, and the SYN and ACK bits in it.
+const (
+	offTCPFlags = 13
+	tcpSYN      = 0x02
+	tcpACK      = 0x10
+)
+
+// refuseConnect answers a TCP connection attempt (SYN without ACK) this
+// namespace sends with a reset from its own stack, so connect() fails at
+// once instead of waiting out SYN retransmissions: what a host behind a
+// router that knows the path is gone sees. Nothing crosses the cut either
+// way. Without it, a route re-dialled during a partition blocks in its dial
+// for a second, and the peer is heard again only that long after the heal.
+// Packets of connections already open are dropped as before, so a cut is
+// still noticed by silence (route pings), never by a reset.
+func refuseConnect() []expr.Any {
+	return []expr.Any{
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_TCP}},
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: offTCPFlags, Len: 1},
+		&expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: 1, Mask: []byte{tcpSYN | tcpACK}, Xor: []byte{0}},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{tcpSYN}},
+		&expr.Reject{Type: unix.NFT_REJECT_TCP_RST},
+	}
+}
+
+// ruleExprs lays r out as rules: cuts first (a cut wins over loss or
+// delay), each refusing new connections before it drops the rest, then
+// loss, then the queue.
 func ruleExprs(r Rules, in, out *nftables.Chain) []*nftables.Rule {
 	var rules []*nftables.Rule
 	add := func(c *nftables.Chain, e ...expr.Any) {
 		rules = append(rules, &nftables.Rule{Table: table, Chain: c, Exprs: e})
 	}
 	for _, a := range r.DropOut {
+		add(out, append(matchAddr(offDaddr, a), refuseConnect()...)...)
 		add(out, append(matchAddr(offDaddr, a), drop())...)
+	}
+	for _, a := range r.RefuseOut {
+		if !slices.Contains(r.DropOut, a) {
+			add(out, append(matchAddr(offDaddr, a), refuseConnect()...)...)
+		}
 	}
 	for _, a := range r.DropIn {
 		add(in, append(matchAddr(offSaddr, a), drop())...)
@@ -320,6 +360,10 @@ func Read(opts ...Option) (Rules, error) {
 	}
 	// Loss and queue rules come in output/input pairs; keep one address
 	// per pair.
+	r.RefuseOut = slices.DeleteFunc(r.RefuseOut, func(a netip.Addr) bool { return slices.Contains(r.DropOut, a) })
+	if len(r.RefuseOut) == 0 {
+		r.RefuseOut = nil
+	}
 	r.LossPeers = compactAddrs(r.LossPeers)
 	r.QueuePeers = compactAddrs(r.QueuePeers)
 	return r, nil
@@ -343,6 +387,7 @@ func decode(r *Rules, output bool, es []expr.Any) error {
 		loss    = -1
 		queue   = -1
 		dropped bool
+		refused bool
 	)
 	for _, e := range es {
 		switch e := e.(type) {
@@ -355,6 +400,8 @@ func decode(r *Rules, output bool, es []expr.Any) error {
 			}
 		case *expr.Verdict:
 			dropped = e.Kind == expr.VerdictDrop
+		case *expr.Reject:
+			refused = e.Type == unix.NFT_REJECT_TCP_RST
 		case *expr.Target:
 			if e.Name != "NFQUEUE" {
 				return fmt.Errorf("%w: target %s", errUnknownRule, e.Name)
@@ -370,6 +417,10 @@ func decode(r *Rules, output bool, es []expr.Any) error {
 		return fmt.Errorf("%w: matches no address", errUnknownRule)
 	}
 	switch {
+	case refused && output:
+		// Read drops it again where a drop rule for the same address
+		// follows: then it is the first half of a DropOut.
+		r.RefuseOut = append(r.RefuseOut, addr)
 	case queue >= 0:
 		r.QueuePeers = append(r.QueuePeers, addr)
 		r.Queue = uint16(queue)
@@ -381,7 +432,7 @@ func decode(r *Rules, output bool, es []expr.Any) error {
 	case dropped:
 		r.DropIn = append(r.DropIn, addr)
 	default:
-		return fmt.Errorf("%w: neither drops nor queues", errUnknownRule)
+		return fmt.Errorf("%w: neither drops, refuses nor queues", errUnknownRule)
 	}
 	return nil
 }
@@ -402,6 +453,7 @@ func (r Rules) String() string {
 	}
 	part("drop out to", r.DropOut)
 	part("drop in from", r.DropIn)
+	part("refuse connections to", r.RefuseOut)
 	if r.LossPercent > 0 {
 		part(fmt.Sprintf("lose %d%% to/from", r.LossPercent), r.LossPeers)
 	}

@@ -1,11 +1,16 @@
 package netfilter
 
 import (
+	"errors"
+	"io"
+	"net"
 	"net/netip"
 	"os"
 	"reflect"
 	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -56,6 +61,7 @@ func TestApplyInstallsExactlyTheRulesAndReadDecodesThem(t *testing.T) {
 	want := Rules{
 		DropOut:     addrs("172.30.0.3", "172.30.0.4"),
 		DropIn:      addrs("172.30.0.5"),
+		RefuseOut:   addrs("172.30.0.8"),
 		LossPercent: 30,
 		LossPeers:   addrs("172.30.0.6"),
 		QueuePeers:  addrs("172.30.0.7"),
@@ -115,6 +121,7 @@ func TestArgsRoundTripThroughParse(t *testing.T) {
 	for _, r := range []Rules{
 		{},
 		{DropOut: addrs("172.18.0.2")},
+		{DropOut: addrs("172.18.0.2"), RefuseOut: addrs("172.18.0.3")},
 		{DropIn: addrs("172.18.0.2", "172.18.0.3"), LossPercent: 5, LossPeers: addrs("172.18.0.4")},
 		{QueuePeers: addrs("172.18.0.9"), Queue: 65535},
 	} {
@@ -140,5 +147,108 @@ func TestParseRejectsWhatTheRulesCannotMatch(t *testing.T) {
 		if _, err := Parse(args); err == nil {
 			t.Errorf("Parse(%q) accepted it", args)
 		}
+	}
+}
+
+// A connection attempt across a cut is refused by the sender's own stack,
+// so a route re-dialled during a partition fails at once and is dialled
+// again soon after the heal, instead of hanging in SYN retransmissions.
+// The control dial, before the cut, connects.
+func TestACutRefusesConnectionAttemptsAtOnce(t *testing.T) {
+	ns := privateNamespace(t)
+	var before, during error
+	inNamespace(t, ns, func() {
+		loopbackUp(t)
+		// The peer listens on 127.0.0.2 and is dialled from 127.0.0.1,
+		// so the reset the cut answers with is addressed to the dialler,
+		// not to the cut-off peer (whose packets the cut drops).
+		ln, err := net.Listen("tcp", "127.0.0.2:0")
+		if err != nil {
+			during = err
+			return
+		}
+		d := net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+		c, err := d.Dial("tcp", ln.Addr().String())
+		if err == nil {
+			c.Close()
+		}
+		before = err
+		if err := Apply(Rules{DropOut: addrs("127.0.0.2")}, InNamespace(ns)); err != nil {
+			during = err
+			return
+		}
+		// 5 s is far past the kernel's first SYN retransmission (1 s):
+		// a dial that is merely dropped ends in a timeout, not a refusal.
+		_, during = d.Dial("tcp", ln.Addr().String())
+	})
+	if before != nil {
+		t.Fatalf("dial before the cut: %v", before)
+	}
+	if !errors.Is(during, syscall.ECONNREFUSED) {
+		t.Fatalf("dial across the cut: %v, want connection refused", during)
+	}
+}
+
+// Lifting a cut passes through RefuseOut: new connections are still
+// refused, but a connection that is open carries data both ways, and so
+// would the answer to a peer's connection attempt.
+func TestRefuseOutDropsNothingButConnectionAttempts(t *testing.T) {
+	ns := privateNamespace(t)
+	var setup, dialed, echoed error
+	inNamespace(t, ns, func() {
+		loopbackUp(t)
+		ln, err := net.Listen("tcp", "127.0.0.2:0")
+		if err != nil {
+			setup = err
+			return
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go func() { defer c.Close(); _, _ = io.Copy(c, c) }()
+			}
+		}()
+		d := net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}}
+		open, err := d.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			setup = err
+			return
+		}
+		defer open.Close()
+		if err := Apply(Rules{RefuseOut: addrs("127.0.0.2")}, InNamespace(ns)); err != nil {
+			setup = err
+			return
+		}
+		_, dialed = d.Dial("tcp", ln.Addr().String())
+		_ = open.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := open.Write([]byte("x")); err != nil {
+			echoed = err
+			return
+		}
+		buf := make([]byte, 1)
+		_, echoed = io.ReadFull(open, buf)
+	})
+	if setup != nil {
+		t.Fatal(setup)
+	}
+	if !errors.Is(dialed, syscall.ECONNREFUSED) {
+		t.Errorf("new connection under RefuseOut: %v, want connection refused", dialed)
+	}
+	if echoed != nil {
+		t.Errorf("the open connection under RefuseOut: %v, want its data through", echoed)
 	}
 }
