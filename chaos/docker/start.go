@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,9 +12,9 @@ import (
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
+	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
-	"github.com/testcontainers/testcontainers-go/network"
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
@@ -49,6 +50,9 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	b.mu.Unlock()
 
 	start := time.Now()
+	if err := CheckCapacity(ctx, len(spec.Members)); err != nil {
+		return err
+	}
 	cli, err := newClient(ctx)
 	if err != nil {
 		return err
@@ -75,9 +79,9 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	if err := b.startReaper(ctx, cli.Client); err != nil {
 		return err
 	}
-	nw, err := network.New(ctx, network.WithDriver("bridge"), network.WithLabels(labels(b.run, RoleNetwork)))
+	nw, addrs, err := b.createNetwork(ctx, cli, spec.Members)
 	if err != nil {
-		return fmt.Errorf("docker: run %s: create network: %w", b.run, err)
+		return err
 	}
 	b.mu.Lock()
 	b.netID, b.netName = nw.ID, nw.Name
@@ -95,7 +99,7 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if err := b.startNode(ctx, followCtx, nw, id); err != nil {
+			if err := b.startNode(ctx, followCtx, nw, addrs, id); err != nil {
 				emu.Lock()
 				errs = append(errs, err)
 				emu.Unlock()
@@ -140,11 +144,12 @@ func (b *Backend) notBooted() string {
 	return strings.Join(s, ",")
 }
 
-// nodeEnv is the node contract's environment for member id.
-func nodeEnv(spec chaos.ClusterSpec, secret string, id election.NodeID) map[string]string {
+// nodeEnv is the node contract's environment for member id, whose peers
+// are at addrs.
+func nodeEnv(spec chaos.ClusterSpec, secret string, addrs map[election.NodeID]netip.Addr, id election.NodeID) map[string]string {
 	peers := make([]string, len(spec.Members))
 	for i, m := range spec.Members {
-		peers[i] = fmt.Sprintf("%d=%s", m, alias(m))
+		peers[i] = fmt.Sprintf("%d=%s", m, addrs[m])
 	}
 	quorum := spec.Quorum.String()
 	t := spec.Timing.WithDefaults()
@@ -177,18 +182,23 @@ func (b *Backend) containerName(id election.NodeID) string {
 	return fmt.Sprintf("rl-%s-node%d", b.run, id)
 }
 
-func (b *Backend) startNode(ctx, followCtx context.Context, nw *testcontainers.DockerNetwork, id election.NodeID) error {
+func (b *Backend) startNode(ctx, followCtx context.Context, nw *testcontainers.DockerNetwork, addrs map[election.NodeID]netip.Addr, id election.NodeID) error {
 	name := b.containerName(id)
 	t0 := time.Now()
 	req := testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
 			Image:    b.cfg.image,
 			Name:     name,
-			Env:      nodeEnv(b.spec, b.secret, id),
+			Env:      nodeEnv(b.spec, b.secret, addrs, id),
 			Labels:   labels(b.run, RoleNode),
 			Networks: []string{nw.Name},
 			NetworkAliases: map[string][]string{
 				nw.Name: {alias(id)},
+			},
+			EndpointSettingsModifier: func(eps map[string]*network.EndpointSettings) {
+				if ep := eps[nw.Name]; ep != nil {
+					ep.IPAMConfig = &network.EndpointIPAMConfig{IPv4Address: addrs[id]}
+				}
 			},
 			HostConfigModifier: func(hc *container.HostConfig) {
 				// The node contract promises it runs read-only;
