@@ -208,16 +208,27 @@ func (n *Node) awaitPeers(ctx context.Context) {
 // out. Hints come from the route, never from subject interest: a
 // subscriber to 'ringleader.>' keeps interest in a dead node's inbox alive
 // (measured: failover 692 ms instead of 33 ms while one was attached).
+//
+// Each poll only counts the routes, which is cheap; the per-peer listing
+// (Routez, which builds a report of every route) runs when the count moved,
+// and once a second in case one route closed as another opened. Listing at
+// every poll cost each of 64 nodes about 5 % of a core.
 func (n *Node) watchRoutes() {
 	defer n.closedWG.Done()
-	prev := n.peerRoutes()
+	prev, count := n.peerRoutes(), n.srv.NumRoutes()
 	tick := time.NewTicker(routes.Poll)
 	defer tick.Stop()
-	for {
+	const listEvery = int(time.Second / routes.Poll)
+	for polls := 1; ; polls++ {
 		select {
 		case <-n.quit:
 			return
 		case <-tick.C:
+		}
+		if c := n.srv.NumRoutes(); c != count || polls%listEvery == 0 {
+			count = c
+		} else {
+			continue
 		}
 		now := n.peerRoutes()
 		for id, up := range now {
