@@ -126,6 +126,11 @@ func runCmd(args []string) int {
 		if bad {
 			return 2
 		}
+		if f.attach == "" {
+			if code := checkCapacity(scs); code != 0 {
+				return code
+			}
+		}
 	}
 
 	ctx, stop, stdout, stderr, outputClosed := interruptible(context.Background())
@@ -256,4 +261,20 @@ func absOr(p string) string {
 		return a
 	}
 	return p
+}
+
+// checkCapacity refuses, before anything starts, a scenario whose cluster
+// the engine's machine cannot hold (docker.CheckCapacity).
+func checkCapacity(scs []*scenario.Scenario) int {
+	largest := scs[0]
+	for _, sc := range scs {
+		if len(sc.Members()) > len(largest.Members()) {
+			largest = sc
+		}
+	}
+	if err := docker.CheckCapacity(context.Background(), len(largest.Members())); err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader run: %s: %v\n", largest.File, err)
+		return 2
+	}
+	return 0
 }

@@ -1,0 +1,66 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/moby/moby/client"
+)
+
+// What one node costs the machine that runs the engine, measured on the
+// 2-core build machine (docs/performance.md, "How many containers"). CPU
+// binds first: past NodesPerCore nodes per core, timers fire late, nodes
+// suspect live leaders, and the elections that follow load the machine
+// further until nothing settles. Memory is the node's own (about 25 MiB),
+// the engine's per container, and the harness's share of the history.
+const (
+	NodesPerCore = 16
+	NodeMemory   = 96 << 20
+	// NodesPerCoreEnv overrides NodesPerCore, for a machine measured to
+	// hold more (or less).
+	NodesPerCoreEnv = "RINGLEADER_NODES_PER_CORE"
+)
+
+// CheckCapacity refuses a cluster of n nodes that the engine's machine
+// cannot hold, before anything is created, saying why.
+func CheckCapacity(ctx context.Context, n int) error {
+	cli, err := newClient(ctx)
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	res, err := cli.Info(ctx, client.InfoOptions{})
+	if err != nil {
+		return fmt.Errorf("docker: ask the engine what it has: %w", err)
+	}
+	return admit(n, res.Info.NCPU, res.Info.MemTotal, os.Getenv(NodesPerCoreEnv))
+}
+
+// admit is CheckCapacity's rule, for an engine with cpus cores and mem
+// bytes; perCore overrides NodesPerCore when set.
+func admit(n, cpus int, mem int64, perCore string) error {
+	per := NodesPerCore
+	if perCore != "" {
+		v, err := strconv.Atoi(perCore)
+		if err != nil || v < 1 {
+			return fmt.Errorf("docker: %s=%q: want a whole number of nodes per core, 1 or more", NodesPerCoreEnv, perCore)
+		}
+		per = v
+	}
+	if cpus < 1 {
+		cpus = 1
+	}
+	if limit := cpus * per; n > limit {
+		return fmt.Errorf("docker: %d nodes are more than this machine holds: %d CPU(s) × %d nodes per CPU = %d. "+
+			"Past that, timers fire late, nodes suspect live leaders and the elections never settle (docs/performance.md). "+
+			"Run %d or fewer, use the simulator (--backend sim), or set %s if this machine was measured to hold more",
+			n, cpus, per, limit, limit, NodesPerCoreEnv)
+	}
+	if need := int64(n) * NodeMemory; mem > 0 && need > mem {
+		return fmt.Errorf("docker: %d nodes need about %d MiB (%d MiB each, engine and harness included); the engine's machine has %d MiB",
+			n, need>>20, NodeMemory>>20, mem>>20)
+	}
+	return nil
+}

@@ -1,0 +1,33 @@
+package docker
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestAdmitRefusesWhatTheMachineCannotHoldAndSaysWhy(t *testing.T) {
+	const gib = int64(1) << 30
+	for _, c := range []struct {
+		n       int
+		cpus    int
+		mem     int64
+		perCore string
+		want    string // "" admits; otherwise words the refusal must hold
+	}{
+		{5, 2, 24 * gib, "", ""},
+		{2 * NodesPerCore, 2, 24 * gib, "", ""},
+		{2*NodesPerCore + 1, 2, 24 * gib, "", "2 CPU(s) × 16 nodes per CPU = 32"},
+		{2*NodesPerCore + 1, 2, 24 * gib, "20", ""},
+		{20, 1, 24 * gib, "16", "Run 16 or fewer"},
+		{20, 1, 24 * gib, "lots", "want a whole number"},
+		{64, 4, 2 * gib, "", "need about 6144 MiB"},
+	} {
+		err := admit(c.n, c.cpus, c.mem, c.perCore)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("admit(%d nodes, %d cpus, %d MiB, %q): %v, want admitted", c.n, c.cpus, c.mem>>20, c.perCore, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("admit(%d nodes, %d cpus, %d MiB, %q) = %v, want a refusal saying %q", c.n, c.cpus, c.mem>>20, c.perCore, err, c.want)
+		}
+	}
+}
