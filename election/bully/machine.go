@@ -94,6 +94,14 @@ type machine struct {
 
 	view      election.View
 	published bool
+	// armed has a bit (timerBit) for each fixed-name timer the runtime
+	// holds armed: set by setTimer, cleared by cancelTimer and when the
+	// timer fires. A cancel of a timer that is not armed is a no-op for
+	// every runtime, and most cancels are of that kind (a follower
+	// cancels four election timers at each heartbeat), so cancelTimer
+	// leaves them out instead of handing the runtime a pile of
+	// 200-byte effects to ignore.
+	armed uint8
 	// out collects one Step's effects, which Step returns. It is carved
 	// from slab, a block of effects allocated a few dozen steps at a time:
 	// an Effect is 200 bytes, and a fresh slice per step (grown
@@ -184,6 +192,7 @@ func (m *machine) Step(ev election.Event) []election.Effect {
 	case election.EventReceive:
 		m.receive(ev.Msg)
 	case election.EventTimer:
+		m.armed &^= timerBit(ev.Timer) // a timer that fired is no longer armed
 		m.timer(ev.Timer)
 	case election.EventPeerDown:
 		m.peerDown(ev.Peer)
@@ -223,11 +232,39 @@ func (m *machine) broadcast(msg election.Message) {
 }
 
 func (m *machine) setTimer(name string, after time.Duration) {
+	m.armed |= timerBit(name)
 	m.out = append(m.out, election.Effect{Kind: election.EffectSetTimer, Timer: name, After: after})
 }
 
+// cancelTimer disarms a timer; one of the fixed names that is not armed
+// needs no effect (see machine.armed). Lease timers are always cancelled.
 func (m *machine) cancelTimer(name string) {
+	bit := timerBit(name)
+	if bit != 0 && m.armed&bit == 0 {
+		return
+	}
+	m.armed &^= bit
 	m.out = append(m.out, election.Effect{Kind: election.EffectCancelTimer, Timer: name})
+}
+
+// timerBit is a fixed-name timer's bit in machine.armed, 0 for a lease
+// timer (their names are per round; m.pending tracks them).
+func timerBit(name string) uint8 {
+	switch name {
+	case timerAnswer:
+		return 1 << 0
+	case timerCoordinator:
+		return 1 << 1
+	case timerPrevote:
+		return 1 << 2
+	case timerVotes:
+		return 1 << 3
+	case timerSuspect:
+		return 1 << 4
+	case timerHeartbeat:
+		return 1 << 5
+	}
+	return 0
 }
 
 func (m *machine) persist() {
