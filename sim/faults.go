@@ -180,6 +180,11 @@ func (s *Sim) resume(n *node) {
 	n.held = nil
 	for _, e := range held {
 		e.at = s.now
+		if e.kind == evTimer {
+			if t := n.timers.find(e.timer); t != nil && t.queued == e.gen {
+				t.queuedAt = e.at // its event is due now
+			}
+		}
 		s.schedule(e)
 	}
 	s.hintThawed(n)
