@@ -86,7 +86,7 @@ type machine struct {
 	// down holds peers the runtime hinted are gone, until they are heard
 	// from again. A probing node whose every higher peer is down stops
 	// waiting for an OK that cannot come.
-	down map[election.NodeID]bool
+	down peerSet
 	// suspected (plain): the leader this node followed when a lower
 	// node's probe drew it into an election; its suspicion timer still
 	// runs, and if it fires, that leader counts as down.
@@ -425,12 +425,47 @@ func (m *machine) suspectFired() {
 }
 
 // markDown notes that p is believed gone until it is heard from again.
+// A hint about a node that is not a member is not kept: nothing asks
+// about one (messages from it are ignored, and it is never higher).
 func (m *machine) markDown(p election.NodeID) {
-	if m.down == nil {
-		m.down = map[election.NodeID]bool{}
+	if i := m.cfg.Index(p); i >= 0 {
+		m.down.add(i, m.cfg.Membership.Len())
 	}
-	m.down[p] = true
 }
+
+// isDown reports whether p was hinted gone and not heard from since.
+func (m *machine) isDown(p election.NodeID) bool { return m.down.has(m.cfg.Index(p)) }
+
+// peerSet is a set of members by ring position (Config.Index). Every
+// message a node receives takes its sender out of the down set, so the
+// set is a slice and a count, not a map: nothing to hash, and only a
+// count to look at while nobody is down.
+type peerSet struct {
+	in []bool // by ring position; nil until the first peer is added
+	n  int    // how many are in
+}
+
+// add puts position i of a membership of size members in the set.
+func (p *peerSet) add(i, members int) {
+	if p.in == nil {
+		p.in = make([]bool, members)
+	}
+	if !p.in[i] {
+		p.in[i] = true
+		p.n++
+	}
+}
+
+// remove takes position i out of the set.
+func (p *peerSet) remove(i int) {
+	if p.n > 0 && p.in[i] {
+		p.in[i] = false
+		p.n--
+	}
+}
+
+// has reports whether position i is in the set (i < 0: a non-member, never).
+func (p *peerSet) has(i int) bool { return p.n > 0 && i >= 0 && p.in[i] }
 
 func (m *machine) peerDown(p election.NodeID) {
 	m.markDown(p)
@@ -452,10 +487,11 @@ func (m *machine) peerDown(p election.NodeID) {
 
 func (m *machine) receive(msg election.Message) {
 	s := msg.From
-	if s == m.cfg.ID || s <= 0 || m.cfg.Index(s) < 0 {
+	i := m.cfg.Index(s)
+	if s == m.cfg.ID || s <= 0 || i < 0 {
 		return // not from a peer of this cluster
 	}
-	delete(m.down, s) // heard from: the hint is void
+	m.down.remove(i) // heard from: the hint is void
 	if m.quorum && !proposal(msg) {
 		m.seen = max(m.seen, msg.Epoch)
 	}
@@ -570,7 +606,7 @@ func (m *machine) campaign() {
 		// newer one than its own knows the asker cannot follow it.
 		// The epoch to campaign for is chosen only once a majority
 		// would vote for it (prevote).
-	} else if wasFollowing && !m.down[oldLeader] {
+	} else if wasFollowing && !m.isDown(oldLeader) {
 		// Dragged into an election (a lower node's probe) while its
 		// own leader's silence is still being timed: keep timing it.
 		// If the leader stays silent a whole suspicion timeout, it
@@ -606,11 +642,11 @@ func (m *machine) campaign() {
 // is gone. Only hints decide this, never silence: with no hints (the
 // simulator, a pause, a partition) the answer timeout runs as usual.
 func (m *machine) higherAllDown() bool {
-	if len(m.down) == 0 {
+	if m.down.n == 0 {
 		return false
 	}
 	for _, h := range m.higher {
-		if !m.down[h] {
+		if !m.isDown(h) {
 			return false
 		}
 	}
