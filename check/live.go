@@ -306,7 +306,7 @@ func settledStretches(t *Timeline, q election.QuorumMode) []settledStretch {
 				continue
 			}
 		}
-		l, ok := SettledLeaders(sn.state, t.Members, q)
+		l, ok := SettledLeaders(t.state(i), t.Members, q)
 		switch {
 		case ok && len(out) > 0 && out[len(out)-1].end.Equal(sn.at) && slices.Equal(out[len(out)-1].leaders, l):
 			out[len(out)-1].end = end

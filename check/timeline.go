@@ -85,13 +85,64 @@ type Timeline struct {
 	Faults  []FaultSpan       `json:"faults"`
 
 	snaps []snapshot
+	// slots holds every snapshot's member states, len(Members) of them
+	// per snapshot (snapshot i's from i·len(Members)), by position in
+	// Members.
+	slots []memberState
 }
 
-// snapshot is the cluster state from at until the next snapshot.
+// snapshot is the cluster state from at until the next snapshot: its
+// members' states in Timeline.slots, and the cut links, in a map shared
+// with the snapshots before it until a partition or heal changes them.
+// A replay takes a snapshot at every view change, and copying a few
+// member states costs far less than copying the maps of a chaos.State;
+// StateAt builds those for the few instants a checker asks about.
 type snapshot struct {
 	at    time.Time
-	state chaos.State
+	cut   map[[2]election.NodeID]bool
 	fault bool // made by a fault record
+}
+
+// memberState is one member's part of a snapshot.
+type memberState struct {
+	view    election.View
+	hasView bool
+	up      bool
+	paused  bool
+}
+
+// status is the member's liveness.
+func (m memberState) status() Status {
+	switch {
+	case !m.up:
+		return Down
+	case m.paused:
+		return Paused
+	}
+	return Up
+}
+
+// state builds snapshot i's cluster state. Its maps are the caller's,
+// except Cut, which it must not modify.
+func (t *Timeline) state(i int) chaos.State {
+	n := len(t.Members)
+	s := chaos.State{
+		Views:  make(map[election.NodeID]election.View, n),
+		Up:     make(map[election.NodeID]bool, n),
+		Paused: map[election.NodeID]bool{},
+		Cut:    t.snaps[i].cut,
+	}
+	for j, m := range t.slots[i*n : (i+1)*n] {
+		id := t.Members[j]
+		s.Up[id] = m.up
+		if m.hasView {
+			s.Views[id] = m.view
+		}
+		if m.paused {
+			s.Paused[id] = true
+		}
+	}
+	return s
 }
 
 // Sorted returns recs ordered by time; records with equal times keep their
@@ -175,40 +226,44 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 	if len(recs) > 0 {
 		t.Start, t.End = recs[0].Time, recs[len(recs)-1].Time
 	}
-	cur := chaos.State{
-		Views:  map[election.NodeID]election.View{},
-		Up:     map[election.NodeID]bool{},
-		Paused: map[election.NodeID]bool{},
-		Cut:    map[[2]election.NodeID]bool{},
+	n := len(t.Members)
+	pos := newPositions(t.Members)
+	// cur is the replayed state of the members; a snapshot copies it.
+	cur := make([]memberState, n)
+	for i := range cur {
+		cur[i].up = true
 	}
-	for _, m := range t.Members {
-		cur.Up[m] = true
+	cut := map[[2]election.NodeID]bool{}    // the cut links in force
+	frozen := map[[2]election.NodeID]bool{} // the latest snapshot's, never written
+	snaps := stateRecords(recs) + 1
+	t.snaps = make([]snapshot, 0, snaps)
+	t.slots = make([]memberState, 0, snaps*n)
+	take := func(at time.Time, fault bool) {
+		if !maps.Equal(cut, frozen) {
+			frozen = maps.Clone(cut)
+		}
+		t.snaps = append(t.snaps, snapshot{at: at, cut: frozen, fault: fault})
+		t.slots = append(t.slots, cur...)
 	}
-	t.snaps = []snapshot{{at: t.Start, state: cur.Clone()}}
-	lastBoot := map[election.NodeID]string{}
-	deadBoot := map[election.NodeID]string{}
-	// dirty says which of cur's maps may differ from the last snapshot's.
-	var dirty stateDirty
+	take(t.Start, false)
+	lastBoot := make([]string, n) // by position
+	deadBoot := make([]string, n)
 
-	goDown := func(id election.NodeID) bool {
-		if !cur.Up[id] {
+	// A fault names only members (MembersOf) unless an ID is not
+	// positive, which is nobody: p < 0 changes nothing.
+	goDown := func(p int) bool {
+		if p < 0 || !cur[p].up {
 			return false
 		}
-		dirty = stateDirty{views: true, up: true, paused: true, cut: dirty.cut}
-		cur.Up[id] = false
-		delete(cur.Paused, id)
-		delete(cur.Views, id)
-		deadBoot[id] = lastBoot[id]
+		cur[p] = memberState{} // down: no view, not paused
+		deadBoot[p] = lastBoot[p]
 		return true
 	}
-	comeUp := func(id election.NodeID) bool {
-		if cur.Up[id] {
+	comeUp := func(p int) bool {
+		if p < 0 || cur[p].up {
 			return false
 		}
-		dirty = stateDirty{views: true, up: true, paused: true, cut: dirty.cut}
-		cur.Up[id] = true
-		delete(cur.Paused, id)
-		delete(cur.Views, id)
+		cur[p] = memberState{up: true} // a new process: no view yet
 		return true
 	}
 
@@ -223,79 +278,69 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 			switch chaos.Op(f.Op) {
 			case chaos.Kill, chaos.Stop:
 				for _, id := range f.Nodes {
-					changed = goDown(id) || changed
+					changed = goDown(pos.of(id)) || changed
 				}
 			case chaos.Restart:
 				for _, id := range f.Nodes {
-					changed = comeUp(id) || changed
+					changed = comeUp(pos.of(id)) || changed
 				}
 			case chaos.Pause:
 				for _, id := range f.Nodes {
-					if cur.Up[id] && !cur.Paused[id] {
-						dirty.paused = true
-						cur.Paused[id] = true
+					if p := pos.of(id); p >= 0 && cur[p].up && !cur[p].paused {
+						cur[p].paused = true
 						changed = true
 					}
 				}
 			case chaos.Resume:
 				for _, id := range f.Nodes {
-					if cur.Paused[id] {
-						dirty.paused = true
-						delete(cur.Paused, id)
+					if p := pos.of(id); p >= 0 && cur[p].paused {
+						cur[p].paused = false
 						changed = true
 					}
 				}
 			case chaos.Partition:
 				cf := chaos.Fault{Groups: f.Groups, Links: f.Links}
 				for _, l := range cf.CutLinks(t.Members) {
-					if !cur.Cut[l] {
-						dirty.cut = true
-						cur.Cut[l] = true
+					if !cut[l] {
+						cut[l] = true
 						changed = true
 					}
 				}
 			case chaos.Heal:
-				if len(cur.Cut) > 0 {
-					dirty.cut = true
-					cur.Cut = map[[2]election.NodeID]bool{}
+				if len(cut) > 0 {
+					cut = map[[2]election.NodeID]bool{}
 					changed = true
 				}
 			}
 		case r.Node > 0:
-			id := r.Node
-			if !cur.Up[id] {
-				if r.Boot != "" && r.Boot == deadBoot[id] && r.Kind != history.KindBoot {
+			p := pos.of(r.Node) // a member: MembersOf added it
+			m := &cur[p]
+			if !m.up {
+				if r.Boot != "" && r.Boot == deadBoot[p] && r.Kind != history.KindBoot {
 					break // a late line from the process that was killed
 				}
 				if r.Kind == history.KindStop {
 					break
 				}
-				changed = comeUp(id) || changed
-			} else if r.Kind == history.KindBoot || (r.Boot != "" && lastBoot[id] != "" && r.Boot != lastBoot[id]) {
+				changed = comeUp(p) || changed
+			} else if r.Kind == history.KindBoot || (r.Boot != "" && lastBoot[p] != "" && r.Boot != lastBoot[p]) {
 				// A new process without a recorded kill: it restarted.
-				if _, had := cur.Views[id]; had {
-					dirty.views = true
-					delete(cur.Views, id)
+				if m.hasView {
+					m.view, m.hasView = election.View{}, false
 					changed = true
 				}
-				if cur.Paused[id] {
-					dirty.paused = true
-					delete(cur.Paused, id)
-				}
+				m.paused = false
 			}
 			if r.Boot != "" {
-				lastBoot[id] = r.Boot
+				lastBoot[p] = r.Boot
 			}
 			switch r.Kind {
 			case history.KindStop:
-				changed = goDown(id) || changed
+				changed = goDown(p) || changed
 			case history.KindView:
-				if r.View != nil {
-					if old, ok := cur.Views[id]; !ok || old != *r.View {
-						dirty.views = true
-						cur.Views[id] = *r.View
-						changed = true
-					}
+				if r.View != nil && (!m.hasView || m.view != *r.View) {
+					m.view, m.hasView = *r.View, true
+					changed = true
 				}
 			}
 		}
@@ -303,9 +348,7 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 			// One snapshot per change, even at one instant: a checkpoint
 			// taken at the instant of the next fault must see the state
 			// just before that fault (see CheckpointState).
-			prev := t.snaps[len(t.snaps)-1].state
-			t.snaps = append(t.snaps, snapshot{at: r.Time, state: snapshotState(cur, prev, dirty), fault: r.Kind == history.KindFault})
-			dirty = stateDirty{}
+			take(r.Time, r.Kind == history.KindFault)
 		}
 	}
 	t.buildLanes()
@@ -313,31 +356,65 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 	return t
 }
 
-// stateDirty marks the maps of the replayed state written since the last
-// snapshot.
-type stateDirty struct{ views, up, paused, cut bool }
+// stateRecords counts the records that may change the replayed state:
+// faults and a node's boot, stop and view records. (A record from a node
+// that is down may too; the count only sizes the snapshots.)
+func stateRecords(recs []history.Record) int {
+	k := 0
+	for _, r := range recs {
+		switch r.Kind {
+		case history.KindFault, history.KindBoot, history.KindStop, history.KindView:
+			k++
+		}
+	}
+	return k
+}
 
-// snapshotState copies cur for a new snapshot, sharing with prev (the
-// previous snapshot) every map that did not change. Most changes are one
-// node's view, so Up, Paused and Cut are usually shared: a replay of a long
-// history then copies one map per change instead of four. Only the maps
-// dirty marks as written are compared. Snapshots are never modified once
-// taken, so sharing is safe.
-func snapshotState(cur, prev chaos.State, dirty stateDirty) chaos.State {
-	c := chaos.State{Views: prev.Views, Up: prev.Up, Paused: prev.Paused, Cut: prev.Cut}
-	if dirty.views && !maps.Equal(cur.Views, prev.Views) {
-		c.Views = maps.Clone(cur.Views)
+// positions finds a member's position in a member list: in a slice when
+// the IDs are small (the usual 1..n), else in a map.
+type positions struct {
+	dense  []int32 // by ID; -1: not a member
+	sparse map[election.NodeID]int
+}
+
+func newPositions(members []election.NodeID) positions {
+	var p positions
+	if len(members) == 0 {
+		return p
 	}
-	if dirty.up && !maps.Equal(cur.Up, prev.Up) {
-		c.Up = maps.Clone(cur.Up)
+	if lo, hi := slices.Min(members), slices.Max(members); lo >= 0 && int(hi) <= 4*len(members)+64 {
+		p.dense = make([]int32, hi+1)
+		for i := range p.dense {
+			p.dense[i] = -1
+		}
+		for i, id := range members {
+			if p.dense[id] < 0 {
+				p.dense[id] = int32(i)
+			}
+		}
+		return p
 	}
-	if dirty.paused && !maps.Equal(cur.Paused, prev.Paused) {
-		c.Paused = maps.Clone(cur.Paused)
+	p.sparse = make(map[election.NodeID]int, len(members))
+	for i, id := range members {
+		if _, ok := p.sparse[id]; !ok {
+			p.sparse[id] = i
+		}
 	}
-	if dirty.cut && !maps.Equal(cur.Cut, prev.Cut) {
-		c.Cut = maps.Clone(cur.Cut)
+	return p
+}
+
+// of is the position of id, -1 when it is not a member.
+func (p positions) of(id election.NodeID) int {
+	if p.dense != nil {
+		if id < 0 || int(id) >= len(p.dense) {
+			return -1
+		}
+		return int(p.dense[id])
 	}
-	return c
+	if i, ok := p.sparse[id]; ok {
+		return i
+	}
+	return -1
 }
 
 func livenessOf(s chaos.State, id election.NodeID) Status {
@@ -350,32 +427,38 @@ func livenessOf(s chaos.State, id election.NodeID) Status {
 	return Up
 }
 
+// buildLanes cuts every member's views and liveness into spans. Every
+// lane's spans are appended to one list of each kind, a lane's being a
+// window on it: two allocations rather than a few per lane.
 func (t *Timeline) buildLanes() {
-	t.Lanes = make([]Lane, len(t.Members))
+	n := len(t.Members)
+	t.Lanes = make([]Lane, n)
+	views := make([]ViewSpan, 0, len(t.snaps)+n)
+	states := make([]StateSpan, 0, 2*n)
 	for i, id := range t.Members {
-		lane := Lane{Node: id}
+		v0, s0 := len(views), len(states)
 		var (
 			vOpen  bool
 			vSpan  ViewSpan
 			sSpan  StateSpan
 			sFirst = true
 		)
-		for _, sn := range t.snaps {
-			v, has := sn.state.Views[id]
-			if vOpen && (!has || v != vSpan.View) {
+		for k, sn := range t.snaps {
+			m := &t.slots[k*n+i]
+			if vOpen && (!m.hasView || m.view != vSpan.View) {
 				vSpan.End = sn.at
-				lane.Views = append(lane.Views, vSpan)
+				views = append(views, vSpan)
 				vOpen = false
 			}
-			if has && !vOpen {
-				vSpan = ViewSpan{Node: id, Start: sn.at, View: v}
+			if m.hasView && !vOpen {
+				vSpan = ViewSpan{Node: id, Start: sn.at, View: m.view}
 				vOpen = true
 			}
-			st := livenessOf(sn.state, id)
+			st := m.status()
 			if sFirst || st != sSpan.State {
 				if !sFirst {
 					sSpan.End = sn.at
-					lane.States = append(lane.States, sSpan)
+					states = append(states, sSpan)
 				}
 				sSpan = StateSpan{Node: id, Start: sn.at, State: st}
 				sFirst = false
@@ -383,16 +466,26 @@ func (t *Timeline) buildLanes() {
 		}
 		if vOpen {
 			vSpan.End = t.End
-			lane.Views = append(lane.Views, vSpan)
+			views = append(views, vSpan)
 		}
 		if !sFirst {
 			sSpan.End = t.End
-			lane.States = append(lane.States, sSpan)
+			states = append(states, sSpan)
 		}
+		lane := Lane{Node: id, Views: window(views, v0), States: window(states, s0)}
 		// Spans that begin and end at one instant carry no time.
 		lane.Views = slices.DeleteFunc(lane.Views, func(v ViewSpan) bool { return !v.End.After(v.Start) && !v.Start.Equal(t.End) })
 		t.Lanes[i] = lane
 	}
+}
+
+// window is s[from:] with no room to grow into what follows, nil when
+// empty (as a lane's list is when nothing was appended to it).
+func window[S ~[]E, E any](s S, from int) S {
+	if len(s) == from {
+		return nil
+	}
+	return s[from:len(s):len(s)]
 }
 
 // Lane returns id's lane, or nil.
@@ -405,13 +498,14 @@ func (t *Timeline) Lane(id election.NodeID) *Lane {
 	return nil
 }
 
-// StateAt is the cluster state after every record at or before ts.
+// StateAt is the cluster state after every record at or before ts. Its
+// maps are made for the caller, except Cut, which it must not modify.
 func (t *Timeline) StateAt(ts time.Time) chaos.State {
 	i := sort.Search(len(t.snaps), func(i int) bool { return t.snaps[i].at.After(ts) })
 	if i == 0 {
-		return t.snaps[0].state
+		return t.state(0)
 	}
-	return t.snaps[i-1].state
+	return t.state(i - 1)
 }
 
 // CheckpointState is the state a checkpoint at ts judges: StateAt(ts),
@@ -429,9 +523,9 @@ func (t *Timeline) CheckpointState(ts time.Time) chaos.State {
 		}
 	}
 	if i == 0 {
-		return t.snaps[0].state
+		return t.state(0)
 	}
-	return t.snaps[i-1].state
+	return t.state(i - 1)
 }
 
 // Changes returns the instants in [from, to] at which the state changed,
