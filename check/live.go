@@ -16,8 +16,10 @@ import (
 // firstSettled is the first instant in [from, to] at which the cluster is
 // settled (Settled), with the leaders of its entitled components.
 func firstSettled(t *Timeline, from, to time.Time, q election.QuorumMode) (time.Time, []election.NodeID, bool) {
+	var s chaos.State // refilled at each instant: SettledLeaders keeps none of it
 	for _, at := range t.Changes(from, to) {
-		if l, ok := SettledLeaders(t.StateAt(at), t.Members, q); ok {
+		t.fill(t.snapAt(at), &s)
+		if l, ok := SettledLeaders(s, t.Members, q); ok {
 			return at, l, true
 		}
 	}

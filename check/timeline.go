@@ -125,13 +125,28 @@ func (m memberState) status() Status {
 // state builds snapshot i's cluster state. Its maps are the caller's,
 // except Cut, which it must not modify.
 func (t *Timeline) state(i int) chaos.State {
+	var s chaos.State
+	t.fill(i, &s)
+	return s
+}
+
+// fill makes s snapshot i's cluster state, reusing s's maps (Cut aside,
+// which is the snapshot's own and must not be modified). A checker that
+// looks at one instant after another and keeps nothing of what it saw
+// (liveness searching for a settled one) refills one state rather than
+// building maps for each.
+func (t *Timeline) fill(i int, s *chaos.State) {
 	n := len(t.Members)
-	s := chaos.State{
-		Views:  make(map[election.NodeID]election.View, n),
-		Up:     make(map[election.NodeID]bool, n),
-		Paused: map[election.NodeID]bool{},
-		Cut:    t.snaps[i].cut,
+	if s.Views == nil {
+		s.Views = make(map[election.NodeID]election.View, n)
+		s.Up = make(map[election.NodeID]bool, n)
+		s.Paused = map[election.NodeID]bool{}
+	} else {
+		clear(s.Views)
+		clear(s.Up)
+		clear(s.Paused)
 	}
+	s.Cut, s.Degraded = t.snaps[i].cut, nil
 	for j, m := range t.slots[i*n : (i+1)*n] {
 		id := t.Members[j]
 		s.Up[id] = m.up
@@ -142,7 +157,6 @@ func (t *Timeline) state(i int) chaos.State {
 			s.Paused[id] = true
 		}
 	}
-	return s
 }
 
 // Sorted returns recs ordered by time; records with equal times keep their
@@ -500,12 +514,12 @@ func (t *Timeline) Lane(id election.NodeID) *Lane {
 
 // StateAt is the cluster state after every record at or before ts. Its
 // maps are made for the caller, except Cut, which it must not modify.
-func (t *Timeline) StateAt(ts time.Time) chaos.State {
+func (t *Timeline) StateAt(ts time.Time) chaos.State { return t.state(t.snapAt(ts)) }
+
+// snapAt is the index of the snapshot StateAt(ts) is.
+func (t *Timeline) snapAt(ts time.Time) int {
 	i := sort.Search(len(t.snaps), func(i int) bool { return t.snaps[i].at.After(ts) })
-	if i == 0 {
-		return t.state(0)
-	}
-	return t.state(i - 1)
+	return max(i-1, 0)
 }
 
 // CheckpointState is the state a checkpoint at ts judges: StateAt(ts),
@@ -513,7 +527,10 @@ func (t *Timeline) StateAt(ts time.Time) chaos.State {
 // checkpoint at the end of a quiet period and may apply the next fault at the
 // same instant (the simulator's clock does not move between the two); the
 // checkpoint is about the period that ended, not the fault that begins.
-func (t *Timeline) CheckpointState(ts time.Time) chaos.State {
+func (t *Timeline) CheckpointState(ts time.Time) chaos.State { return t.state(t.checkpointSnap(ts)) }
+
+// checkpointSnap is the index of the snapshot CheckpointState(ts) is.
+func (t *Timeline) checkpointSnap(ts time.Time) int {
 	i := sort.Search(len(t.snaps), func(i int) bool { return t.snaps[i].at.After(ts) })
 	j := sort.Search(i, func(k int) bool { return !t.snaps[k].at.Before(ts) }) // first snapshot at ts
 	for k := j; k < i; k++ {
@@ -522,10 +539,7 @@ func (t *Timeline) CheckpointState(ts time.Time) chaos.State {
 			break
 		}
 	}
-	if i == 0 {
-		return t.state(0)
-	}
-	return t.state(i - 1)
+	return max(i-1, 0)
 }
 
 // Changes returns the instants in [from, to] at which the state changed,
@@ -560,6 +574,14 @@ func Components(s chaos.State, members []election.NodeID) []Component {
 			live = append(live, m)
 		}
 	}
+	if len(s.Cut) == 0 {
+		// Nothing cut: one component of every live node, all linked.
+		if len(live) == 0 {
+			return []Component{}
+		}
+		slices.Sort(live)
+		return []Component{{Nodes: live, Clique: true}}
+	}
 	linked := func(a, b election.NodeID) bool { return s.Reachable(a, b) && s.Reachable(b, a) }
 	// Union-find over positions in live: the explorer asks this at every
 	// view change of thousands of histories, so slices, not maps.
@@ -574,17 +596,10 @@ func Components(s chaos.State, members []election.NodeID) []Component {
 		}
 		return x
 	}
-	if len(s.Cut) == 0 {
-		// Nothing cut: one component of every live node.
-		for i := range parent {
-			parent[i] = 0
-		}
-	} else {
-		for i, a := range live {
-			for j := i + 1; j < len(live); j++ {
-				if linked(a, live[j]) {
-					parent[find(i)] = find(j)
-				}
+	for i, a := range live {
+		for j := i + 1; j < len(live); j++ {
+			if linked(a, live[j]) {
+				parent[find(i)] = find(j)
 			}
 		}
 	}
