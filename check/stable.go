@@ -79,11 +79,13 @@ func judgeStable(t *Timeline, opts Options, judge func(c *ComponentJudgement)) (
 	var ev StableEvidence
 	var failures []string
 	maj := majority(opts.Members)
+	var s chaos.State // refilled at each checkpoint: the judgement keeps none of it
 	for _, at := range checkpoints(t, opts) {
-		s := t.CheckpointState(at)
+		i := t.checkpointSnap(at)
 		if len(opts.Checkpoints) == 0 {
-			s = t.StateAt(at) // the end of the history: its final state
+			i = t.snapAt(at) // the end of the history: its final state
 		}
+		t.fill(i, &s)
 		cp := CheckpointJudgement{At: at, Offset: rel(t, at)}
 		for _, m := range t.Members {
 			switch livenessOf(s, m) {

@@ -89,6 +89,9 @@ type Timeline struct {
 	// per snapshot (snapshot i's from i·len(Members)), by position in
 	// Members.
 	slots []memberState
+	// roles are the roles the history's views name, each once; a member
+	// state holds an index into it.
+	roles []election.Role
 }
 
 // snapshot is the cluster state from at until the next snapshot: its
@@ -103,12 +106,37 @@ type snapshot struct {
 	fault bool // made by a fault record
 }
 
-// memberState is one member's part of a snapshot.
+// memberState is one member's part of a snapshot: 24 bytes, its view's
+// role being an index into Timeline.roles rather than a string.
 type memberState struct {
-	view    election.View
-	hasView bool
-	up      bool
-	paused  bool
+	leader election.NodeID
+	epoch  uint64
+	role   uint32 // 1 + the index of the view's role; 0: no view
+	up     bool
+	paused bool
+}
+
+func (m memberState) hasView() bool { return m.role != 0 }
+
+// sameView reports whether m and o hold the same view (or both none).
+func (m memberState) sameView(o memberState) bool {
+	return m.leader == o.leader && m.epoch == o.epoch && m.role == o.role
+}
+
+// view is m's view; only valid when m.hasView().
+func (t *Timeline) view(m memberState) election.View {
+	return election.View{Leader: m.leader, Epoch: m.epoch, Role: t.roles[m.role-1]}
+}
+
+// withView is m holding view v.
+func (t *Timeline) withView(m memberState, v election.View) memberState {
+	i := slices.Index(t.roles, v.Role)
+	if i < 0 {
+		i = len(t.roles)
+		t.roles = append(t.roles, v.Role)
+	}
+	m.leader, m.epoch, m.role = v.Leader, v.Epoch, uint32(i+1)
+	return m
 }
 
 // status is the member's liveness.
@@ -150,8 +178,8 @@ func (t *Timeline) fill(i int, s *chaos.State) {
 	for j, m := range t.slots[i*n : (i+1)*n] {
 		id := t.Members[j]
 		s.Up[id] = m.up
-		if m.hasView {
-			s.Views[id] = m.view
+		if m.hasView() {
+			s.Views[id] = t.view(m)
 		}
 		if m.paused {
 			s.Paused[id] = true
@@ -339,8 +367,8 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 				changed = comeUp(p) || changed
 			} else if r.Kind == history.KindBoot || (r.Boot != "" && lastBoot[p] != "" && r.Boot != lastBoot[p]) {
 				// A new process without a recorded kill: it restarted.
-				if m.hasView {
-					m.view, m.hasView = election.View{}, false
+				if m.hasView() {
+					m.leader, m.epoch, m.role = 0, 0, 0
 					changed = true
 				}
 				m.paused = false
@@ -352,9 +380,11 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 			case history.KindStop:
 				changed = goDown(p) || changed
 			case history.KindView:
-				if r.View != nil && (!m.hasView || m.view != *r.View) {
-					m.view, m.hasView = *r.View, true
-					changed = true
+				if r.View != nil {
+					if v := t.withView(*m, *r.View); !v.sameView(*m) {
+						*m = v
+						changed = true
+					}
 				}
 			}
 		}
@@ -371,13 +401,17 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 }
 
 // stateRecords counts the records that may change the replayed state:
-// faults and a node's boot, stop and view records. (A record from a node
-// that is down may too; the count only sizes the snapshots.)
+// fault completions and a node's boot, stop and view records. (A record
+// from a node that is down may too; the count only sizes the snapshots.)
 func stateRecords(recs []history.Record) int {
 	k := 0
 	for _, r := range recs {
 		switch r.Kind {
-		case history.KindFault, history.KindBoot, history.KindStop, history.KindView:
+		case history.KindFault:
+			if r.Fault != nil && r.Fault.Phase == history.FaultOK {
+				k++
+			}
+		case history.KindBoot, history.KindStop, history.KindView:
 			k++
 		}
 	}
@@ -454,19 +488,20 @@ func (t *Timeline) buildLanes() {
 		var (
 			vOpen  bool
 			vSpan  ViewSpan
+			vOf    memberState // the state vSpan's view is from
 			sSpan  StateSpan
 			sFirst = true
 		)
 		for k, sn := range t.snaps {
-			m := &t.slots[k*n+i]
-			if vOpen && (!m.hasView || m.view != vSpan.View) {
+			m := t.slots[k*n+i]
+			if vOpen && !m.sameView(vOf) {
 				vSpan.End = sn.at
 				views = append(views, vSpan)
 				vOpen = false
 			}
-			if m.hasView && !vOpen {
-				vSpan = ViewSpan{Node: id, Start: sn.at, View: m.view}
-				vOpen = true
+			if m.hasView() && !vOpen {
+				vSpan = ViewSpan{Node: id, Start: sn.at, View: t.view(m)}
+				vOf, vOpen = m, true
 			}
 			st := m.status()
 			if sFirst || st != sSpan.State {
@@ -633,7 +668,18 @@ func Components(s chaos.State, members []election.NodeID) []Component {
 // faultSpans pairs invoke records with their ok/fail records and finds when
 // each fault was undone.
 func faultSpans(recs []history.Record, members []election.NodeID, end time.Time) []FaultSpan {
+	invokes := 0
+	for _, r := range recs {
+		if r.Kind == history.KindFault && r.Fault != nil && r.Fault.Phase == history.FaultInvoke {
+			invokes++
+		}
+	}
+	// A span per invoke (a FaultSpan is a few hundred bytes: sized once),
+	// and one per ok without an invoke, which append makes room for.
 	var spans []FaultSpan
+	if invokes > 0 {
+		spans = make([]FaultSpan, 0, invokes)
+	}
 	open := map[string][]int{} // op -> indexes of spans awaiting ok/fail
 	for _, r := range recs {
 		if r.Kind != history.KindFault || r.Fault == nil {
