@@ -328,12 +328,20 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	s.counts = Counts{}
 	s.inflight, s.lastActivity = 0, 0
 	for _, n := range s.nodes {
-		*n = node{id: n.id, idx: n.idx, timers: n.timers[:0]}
+		*n = node{id: n.id, idx: n.idx, timers: n.timers[:0], held: emptied(n.held)}
 		if err := s.build(n); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// emptied is held with nothing in it and its room kept: a node that is
+// paused again, in the next schedule of an exploration as often as not,
+// holds its events without growing a new list.
+func emptied(held []event) []event {
+	clear(held) // drop the messages' Members and the timers' names
+	return held[:0]
 }
 
 // Algorithm is the algorithm the cluster runs.
@@ -371,7 +379,7 @@ func (s *Sim) build(n *node) error {
 	n.bootID = "sim-" + strconv.Itoa(int(n.id)) + "-" + strconv.Itoa(int(n.boot))
 	n.seq = 0
 	n.timers = n.timers[:0]
-	n.held = nil
+	n.held = emptied(n.held)
 	n.routesLost = nil // a new process has no stale routes
 	return nil
 }
