@@ -51,16 +51,16 @@ type machine struct {
 	phase  phase
 	leader election.NodeID // following
 
-	round     uint64 // this node's elections, echoed by OK, PREVOTE_ACK and VOTE
-	candEpoch uint64 // majority: the epoch campaigned for (not durable)
-	votes     map[election.NodeID]bool
+	round     uint64  // this node's elections, echoed by OK, PREVOTE_ACK and VOTE
+	candEpoch uint64  // majority: the epoch campaigned for (not durable)
+	votes     peerSet // majority, collecting: who voted for this node
 
 	// Majority, pre-vote. grants are the lower IDs that would vote for
 	// this node in this round; asked is the epoch last proposed to them.
 	// noMajority says the last pre-vote round found no majority in time
 	// (the node was cut off, or refused); reask, that this round may
 	// still send its PREVOTEs again on hearing from a peer.
-	grants     map[election.NodeID]bool
+	grants     peerSet
 	asked      uint64
 	noMajority bool
 	reask      bool
@@ -437,9 +437,10 @@ func (m *machine) markDown(p election.NodeID) {
 func (m *machine) isDown(p election.NodeID) bool { return m.down.has(m.cfg.Index(p)) }
 
 // peerSet is a set of members by ring position (Config.Index). Every
-// message a node receives takes its sender out of the down set, so the
-// set is a slice and a count, not a map: nothing to hash, and only a
-// count to look at while nobody is down.
+// message a node receives takes its sender out of the down set, and a
+// candidate counts its votes and pre-vote grants in one each round, so the
+// set is a slice and a count, not a map: nothing to hash or allocate
+// again, and only a count to look at while it is empty.
 type peerSet struct {
 	in []bool // by ring position; nil until the first peer is added
 	n  int    // how many are in
@@ -461,6 +462,14 @@ func (p *peerSet) remove(i int) {
 	if p.n > 0 && p.in[i] {
 		p.in[i] = false
 		p.n--
+	}
+}
+
+// clear empties the set, keeping its room.
+func (p *peerSet) clear() {
+	if p.n > 0 {
+		clear(p.in)
+		p.n = 0
 	}
 }
 
@@ -556,7 +565,7 @@ func (m *machine) handle(s election.NodeID, msg election.Message) {
 		}
 	case TypeVote:
 		if m.quorum && m.phase == collecting && msg.Epoch == m.candEpoch && msg.Candidate == m.cfg.ID && msg.Seq == m.round {
-			m.votes[s] = true
+			m.votes.add(m.cfg.Index(s), m.cfg.Membership.Len())
 			m.countVotes()
 		}
 	case TypeHeartbeatAck:
@@ -569,7 +578,7 @@ func (m *machine) handle(s election.NodeID, msg election.Message) {
 		}
 	case TypePrevoteAck:
 		if m.quorum && m.phase == prevoting && s < m.cfg.ID && msg.Seq == m.round && msg.Candidate == m.cfg.ID {
-			m.grants[s] = true
+			m.grants.add(m.cfg.Index(s), m.cfg.Membership.Len())
 			m.countPrevotes()
 		}
 		// A refusal carries the voter's committed epoch, already taken
@@ -601,7 +610,8 @@ func (m *machine) campaign() {
 	msg := election.Message{Type: TypeElection, Epoch: m.epoch, Seq: m.round, Candidate: m.cfg.ID}
 	if m.quorum {
 		m.leaderAlive = false
-		m.votes, m.grants = nil, nil
+		m.votes.clear()
+		m.grants.clear()
 		// A probe carries the committed epoch: a leader that sees a
 		// newer one than its own knows the asker cannot follow it.
 		// The epoch to campaign for is chosen only once a majority
@@ -656,7 +666,8 @@ func (m *machine) higherAllDown() bool {
 // await: a higher node answered OK; it is running its own election.
 func (m *machine) await() {
 	m.phase = awaiting
-	m.votes, m.grants = nil, nil
+	m.votes.clear()
+	m.grants.clear()
 	m.cancelTimer(timerAnswer)
 	m.cancelTimer(timerPrevote)
 	m.cancelTimer(timerVotes)
@@ -789,7 +800,7 @@ func (m *machine) armBarrier(who election.NodeID, e uint64) {
 func (m *machine) prevote() {
 	m.cancelTimer(timerAnswer)
 	m.phase = prevoting
-	m.grants = map[election.NodeID]bool{}
+	m.grants.clear()
 	m.reask = m.noMajority
 	m.askPrevotes()
 	m.setTimer(timerPrevote, m.cfg.Timing.Answer+m.jitter())
@@ -801,7 +812,7 @@ func (m *machine) prevote() {
 func (m *machine) askPrevotes() {
 	m.asked = election.NextEpoch(max(m.epoch, m.seen))
 	for _, l := range m.lower {
-		if !m.grants[l] {
+		if !m.grants.has(m.cfg.Index(l)) {
 			m.send(l, election.Message{Type: TypePrevote, Epoch: m.asked, Seq: m.round, Candidate: m.cfg.ID})
 		}
 	}
@@ -810,7 +821,7 @@ func (m *machine) askPrevotes() {
 // countPrevotes moves to the vote round once the grants and the node's own
 // make a majority: only now does it pick the epoch and take it as seen.
 func (m *machine) countPrevotes() {
-	if len(m.grants)+1 < m.cfg.MajoritySize() {
+	if m.grants.n+1 < m.cfg.MajoritySize() {
 		return
 	}
 	top := max(m.epoch, m.seen)
@@ -818,7 +829,8 @@ func (m *machine) countPrevotes() {
 		return // the epochs are used up: nothing left to win, safely
 	}
 	m.cancelTimer(timerPrevote)
-	m.grants, m.noMajority, m.reask = nil, false, false
+	m.grants.clear()
+	m.noMajority, m.reask = false, false
 	m.candEpoch = election.NextEpoch(top)
 	m.seen = m.candEpoch
 	m.collect()
@@ -838,7 +850,7 @@ func (m *machine) answerPrevote(s election.NodeID, e, seq uint64) {
 // collect: a majority would vote; ask every lower ID for its vote.
 func (m *machine) collect() {
 	m.cancelTimer(timerAnswer)
-	m.votes = map[election.NodeID]bool{}
+	m.votes.clear()
 	m.phase = collecting
 	for _, l := range m.lower {
 		m.send(l, election.Message{Type: TypeElection, Epoch: m.candEpoch, Seq: m.round, Candidate: m.cfg.ID})
@@ -850,7 +862,7 @@ func (m *machine) collect() {
 // countVotes wins the epoch once a majority voted. The node's own vote
 // counts only once its barrier has passed, as anyone's.
 func (m *machine) countVotes() {
-	n := len(m.votes)
+	n := m.votes.n
 	if !m.barrier {
 		n++
 	}
@@ -860,7 +872,7 @@ func (m *machine) countVotes() {
 	m.cancelTimer(timerVotes)
 	m.epoch, m.votedEpoch, m.votedFor = m.candEpoch, m.candEpoch, m.cfg.ID
 	m.persist()
-	m.votes = nil
+	m.votes.clear()
 	m.phase = leading
 	m.pending = m.pending[:0] // leaveLeading emptied it
 	m.leaseRound, m.leaseName, m.hasLease = 0, "", false
@@ -971,7 +983,8 @@ func (m *machine) voteRequest(s election.NodeID, e, seq uint64) {
 	m.cancelTimer(timerPrevote)
 	m.cancelTimer(timerVotes)
 	m.cancelTimer(timerCoordinator)
-	m.votes, m.grants = nil, nil
+	m.votes.clear()
+	m.grants.clear()
 	m.phase, m.leader, m.leaderAlive = idle, election.None, false
 	m.epoch, m.votedEpoch, m.votedFor = e, e, s
 	m.persist() // before the vote leaves
@@ -1071,7 +1084,9 @@ func (m *machine) quorumClaim(s election.NodeID, e, r uint64) {
 	m.cancelTimer(timerPrevote)
 	m.cancelTimer(timerVotes)
 	m.cancelTimer(timerCoordinator)
-	m.votes, m.grants, m.noMajority = nil, nil, false
+	m.votes.clear()
+	m.grants.clear()
+	m.noMajority = false
 	m.pledgeTo = election.None // the epoch it was for is decided or superseded
 	if e > m.epoch {
 		m.epoch = e
