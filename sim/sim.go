@@ -608,7 +608,13 @@ func (s *Sim) armTimer(n *node, name string, at time.Duration) {
 		return
 	}
 	t.queued, t.queuedAt = t.gen, at
-	s.queue.push(event{at: at, seq: t.seq, kind: evTimer, node: n.idx, boot: n.boot, gen: t.gen, timer: name})
+	s.queueTimer(n, t)
+}
+
+// queueTimer queues the event of n's timer t, due at t.at.
+func (s *Sim) queueTimer(n *node, t *armedTimer) {
+	e := s.queue.place(t.at, t.seq)
+	e.kind, e.node, e.boot, e.gen, e.timer = evTimer, n.idx, n.boot, t.gen, t.name
 }
 
 // timerMoved handles a timer's queued event that came up after the timer
@@ -620,7 +626,7 @@ func (s *Sim) timerMoved(n *node, t *armedTimer) {
 		return
 	}
 	t.queued, t.queuedAt = t.gen, t.at
-	s.queue.push(event{at: t.at, seq: t.seq, kind: evTimer, node: n.idx, boot: n.boot, gen: t.gen, timer: t.name})
+	s.queueTimer(n, t)
 }
 
 type msgClass uint8
@@ -676,7 +682,7 @@ func (s *Sim) step(n *node, ev election.Event) {
 		e := &effects[i] // by pointer: an Effect is a couple of hundred bytes
 		switch e.Kind {
 		case election.EffectSend:
-			s.send(n, e.Msg)
+			s.send(n, &e.Msg) // the effect is the simulator's own (Reuse)
 		case election.EffectBroadcast:
 			for _, to := range s.opts.Members {
 				if to == n.id {
@@ -684,7 +690,7 @@ func (s *Sim) step(n *node, ev election.Event) {
 				}
 				m := e.Msg.Clone()
 				m.To = to
-				s.send(n, m)
+				s.send(n, &m)
 			}
 		case election.EffectSetTimer:
 			s.armTimer(n, e.Timer, s.now+e.After)
@@ -709,8 +715,9 @@ func (s *Sim) step(n *node, ev election.Event) {
 }
 
 // send puts one message on the wire. The sender is the runtime's to name,
-// as a NATS subject is, so From is always the real sender.
-func (s *Sim) send(from *node, m election.Message) {
+// as a NATS subject is, so From is always the real sender (send sets it
+// in m, which is the caller's to give away).
+func (s *Sim) send(from *node, m *election.Message) {
 	m.From = from.id
 	class := s.countType(m.Type)
 	switch class {
@@ -774,7 +781,8 @@ func (s *Sim) send(from *node, m election.Message) {
 		s.lastActivity = s.now
 	}
 	s.seq++
-	s.queue.pushLane(event{at: at, seq: s.seq, kind: evDeliver, node: ti, from: fi, counted: counted, msg: m})
+	e := s.queue.placeLane(at, s.seq)
+	e.kind, e.node, e.from, e.counted, e.msg = evDeliver, ti, fi, counted, *m
 }
 
 // isCut reports whether the link from node index fi to ti is cut.
