@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,7 +65,7 @@ func describeViews(nodes []election.NodeID, views map[election.NodeID]election.N
 	slices.Sort(leaders)
 	parts := make([]string, 0, len(leaders))
 	for _, l := range leaders {
-		name := fmt.Sprint(int(l))
+		name := strconv.Itoa(int(l))
 		if l == 0 {
 			name = "none"
 		}

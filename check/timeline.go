@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -277,13 +278,15 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 	}
 	cut := map[[2]election.NodeID]bool{}    // the cut links in force
 	frozen := map[[2]election.NodeID]bool{} // the latest snapshot's, never written
+	cutWritten := false                     // cut may differ from frozen
 	snaps := stateRecords(recs) + 1
 	t.snaps = make([]snapshot, 0, snaps)
 	t.slots = make([]memberState, 0, snaps*n)
 	take := func(at time.Time, fault bool) {
-		if !maps.Equal(cut, frozen) {
+		if cutWritten && !maps.Equal(cut, frozen) {
 			frozen = maps.Clone(cut)
 		}
+		cutWritten = false
 		t.snaps = append(t.snaps, snapshot{at: at, cut: frozen, fault: fault})
 		t.slots = append(t.slots, cur...)
 	}
@@ -345,13 +348,13 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 				for _, l := range cf.CutLinks(t.Members) {
 					if !cut[l] {
 						cut[l] = true
-						changed = true
+						changed, cutWritten = true, true
 					}
 				}
 			case chaos.Heal:
 				if len(cut) > 0 {
 					cut = map[[2]election.NodeID]bool{}
-					changed = true
+					changed, cutWritten = true, true
 				}
 			}
 		case r.Node > 0:
@@ -769,7 +772,7 @@ func faultSpans(recs []history.Record, members []election.NodeID, end time.Time)
 func idList(ids []election.NodeID) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = fmt.Sprint(int(id))
+		parts[i] = strconv.Itoa(int(id))
 	}
 	return strings.Join(parts, ",")
 }
