@@ -16,8 +16,10 @@ import (
 // firstSettled is the first instant in [from, to] at which the cluster is
 // settled (Settled), with the leaders of its entitled components.
 func firstSettled(t *Timeline, from, to time.Time, q election.QuorumMode) (time.Time, []election.NodeID, bool) {
+	var s chaos.State // refilled at each instant: SettledLeaders keeps none of it
 	for _, at := range t.Changes(from, to) {
-		if l, ok := SettledLeaders(t.StateAt(at), t.Members, q); ok {
+		t.fill(t.snapAt(at), &s)
+		if l, ok := SettledLeaders(s, t.Members, q); ok {
 			return at, l, true
 		}
 	}
@@ -316,7 +318,7 @@ func settledStretches(t *Timeline, q election.QuorumMode) []settledStretch {
 				continue
 			}
 		}
-		l, ok := SettledLeaders(sn.state, t.Members, q)
+		l, ok := SettledLeaders(t.state(i), t.Members, q)
 		switch {
 		case ok && len(out) > 0 && out[len(out)-1].end.Equal(sn.at) && slices.Equal(out[len(out)-1].leaders, l):
 			out[len(out)-1].end = end

@@ -52,8 +52,9 @@ func LeaderIntervals(t *Timeline) []LeaderInterval {
 			out = append(out, *cur)
 		}
 	}
+	end := t.StateAt(t.End)
 	for i := range out {
-		out[i].Open = out[i].End.Equal(t.End) && livenessOf(t.StateAt(t.End), out[i].Node) != Down
+		out[i].Open = out[i].End.Equal(t.End) && livenessOf(end, out[i].Node) != Down
 	}
 	slices.SortStableFunc(out, func(a, b LeaderInterval) int {
 		if c := a.Start.Compare(b.Start); c != 0 {

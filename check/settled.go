@@ -31,11 +31,30 @@ func Entitled(size int, members []election.NodeID, q election.QuorumMode) bool {
 	return q != election.Majority || size >= majority(members)
 }
 
+// componentSettled reports whether a component of nodes, where view gives
+// each node's viewed leader, is settled, given whether it is entitled to a
+// leader: componentProblem without the words, for SettledLeaders, which
+// the explorer asks at every state change of thousands of histories.
+func componentSettled(nodes []election.NodeID, view func(election.NodeID) election.NodeID, entitled bool) bool {
+	l := view(nodes[0])
+	for _, n := range nodes[1:] {
+		if view(n) != l {
+			return false
+		}
+	}
+	if !entitled {
+		return l == election.None
+	}
+	return l != election.None && slices.Contains(nodes, l)
+}
+
 // componentProblem says why a component of nodes, where view gives each
 // node's viewed leader, is not settled ("" when it is), given whether it is
-// entitled to a leader. It allocates only to describe a problem: the
-// explorer asks it at every view change of thousands of histories.
+// entitled to a leader. It allocates only to describe a problem.
 func componentProblem(nodes []election.NodeID, view func(election.NodeID) election.NodeID, entitled bool) string {
+	if componentSettled(nodes, view, entitled) {
+		return ""
+	}
 	views := func() map[election.NodeID]election.NodeID {
 		m := make(map[election.NodeID]election.NodeID, len(nodes))
 		for _, n := range nodes {
@@ -80,7 +99,7 @@ func SettledLeaders(s chaos.State, members []election.NodeID, q election.QuorumM
 			continue
 		}
 		entitled := Entitled(len(c.Nodes), members, q)
-		if componentProblem(c.Nodes, func(n election.NodeID) election.NodeID { return s.Views[n].Leader }, entitled) != "" {
+		if !componentSettled(c.Nodes, func(n election.NodeID) election.NodeID { return s.Views[n].Leader }, entitled) {
 			return nil, false
 		}
 		if entitled {

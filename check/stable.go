@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,7 +65,7 @@ func describeViews(nodes []election.NodeID, views map[election.NodeID]election.N
 	slices.Sort(leaders)
 	parts := make([]string, 0, len(leaders))
 	for _, l := range leaders {
-		name := fmt.Sprint(int(l))
+		name := strconv.Itoa(int(l))
 		if l == 0 {
 			name = "none"
 		}
@@ -79,11 +80,13 @@ func judgeStable(t *Timeline, opts Options, judge func(c *ComponentJudgement)) (
 	var ev StableEvidence
 	var failures []string
 	maj := majority(opts.Members)
+	var s chaos.State // refilled at each checkpoint: the judgement keeps none of it
 	for _, at := range checkpoints(t, opts) {
-		s := t.CheckpointState(at)
+		i := t.checkpointSnap(at)
 		if len(opts.Checkpoints) == 0 {
-			s = t.StateAt(at) // the end of the history: its final state
+			i = t.snapAt(at) // the end of the history: its final state
 		}
+		t.fill(i, &s)
 		cp := CheckpointJudgement{At: at, Offset: rel(t, at)}
 		for _, m := range t.Members {
 			switch livenessOf(s, m) {

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -85,13 +86,106 @@ type Timeline struct {
 	Faults  []FaultSpan       `json:"faults"`
 
 	snaps []snapshot
+	// slots holds every snapshot's member states, len(Members) of them
+	// per snapshot (snapshot i's from i·len(Members)), by position in
+	// Members.
+	slots []memberState
+	// roles are the roles the history's views name, each once; a member
+	// state holds an index into it.
+	roles []election.Role
 }
 
-// snapshot is the cluster state from at until the next snapshot.
+// snapshot is the cluster state from at until the next snapshot: its
+// members' states in Timeline.slots, and the cut links, in a map shared
+// with the snapshots before it until a partition or heal changes them.
+// A replay takes a snapshot at every view change, and copying a few
+// member states costs far less than copying the maps of a chaos.State;
+// StateAt builds those for the few instants a checker asks about.
 type snapshot struct {
 	at    time.Time
-	state chaos.State
+	cut   map[[2]election.NodeID]bool
 	fault bool // made by a fault record
+}
+
+// memberState is one member's part of a snapshot: 24 bytes, its view's
+// role being an index into Timeline.roles rather than a string.
+type memberState struct {
+	leader election.NodeID
+	epoch  uint64
+	role   uint32 // 1 + the index of the view's role; 0: no view
+	up     bool
+	paused bool
+}
+
+func (m memberState) hasView() bool { return m.role != 0 }
+
+// sameView reports whether m and o hold the same view (or both none).
+func (m memberState) sameView(o memberState) bool {
+	return m.leader == o.leader && m.epoch == o.epoch && m.role == o.role
+}
+
+// view is m's view; only valid when m.hasView().
+func (t *Timeline) view(m memberState) election.View {
+	return election.View{Leader: m.leader, Epoch: m.epoch, Role: t.roles[m.role-1]}
+}
+
+// withView is m holding view v.
+func (t *Timeline) withView(m memberState, v election.View) memberState {
+	i := slices.Index(t.roles, v.Role)
+	if i < 0 {
+		i = len(t.roles)
+		t.roles = append(t.roles, v.Role)
+	}
+	m.leader, m.epoch, m.role = v.Leader, v.Epoch, uint32(i+1)
+	return m
+}
+
+// status is the member's liveness.
+func (m memberState) status() Status {
+	switch {
+	case !m.up:
+		return Down
+	case m.paused:
+		return Paused
+	}
+	return Up
+}
+
+// state builds snapshot i's cluster state. Its maps are the caller's,
+// except Cut, which it must not modify.
+func (t *Timeline) state(i int) chaos.State {
+	var s chaos.State
+	t.fill(i, &s)
+	return s
+}
+
+// fill makes s snapshot i's cluster state, reusing s's maps (Cut aside,
+// which is the snapshot's own and must not be modified). A checker that
+// looks at one instant after another and keeps nothing of what it saw
+// (liveness searching for a settled one) refills one state rather than
+// building maps for each.
+func (t *Timeline) fill(i int, s *chaos.State) {
+	n := len(t.Members)
+	if s.Views == nil {
+		s.Views = make(map[election.NodeID]election.View, n)
+		s.Up = make(map[election.NodeID]bool, n)
+		s.Paused = map[election.NodeID]bool{}
+	} else {
+		clear(s.Views)
+		clear(s.Up)
+		clear(s.Paused)
+	}
+	s.Cut, s.Degraded = t.snaps[i].cut, nil
+	for j, m := range t.slots[i*n : (i+1)*n] {
+		id := t.Members[j]
+		s.Up[id] = m.up
+		if m.hasView() {
+			s.Views[id] = t.view(m)
+		}
+		if m.paused {
+			s.Paused[id] = true
+		}
+	}
 }
 
 // Sorted returns recs ordered by time; records with equal times keep their
@@ -175,40 +269,46 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 	if len(recs) > 0 {
 		t.Start, t.End = recs[0].Time, recs[len(recs)-1].Time
 	}
-	cur := chaos.State{
-		Views:  map[election.NodeID]election.View{},
-		Up:     map[election.NodeID]bool{},
-		Paused: map[election.NodeID]bool{},
-		Cut:    map[[2]election.NodeID]bool{},
+	n := len(t.Members)
+	pos := newPositions(t.Members)
+	// cur is the replayed state of the members; a snapshot copies it.
+	cur := make([]memberState, n)
+	for i := range cur {
+		cur[i].up = true
 	}
-	for _, m := range t.Members {
-		cur.Up[m] = true
+	cut := map[[2]election.NodeID]bool{}    // the cut links in force
+	frozen := map[[2]election.NodeID]bool{} // the latest snapshot's, never written
+	cutWritten := false                     // cut may differ from frozen
+	snaps := stateRecords(recs) + 1
+	t.snaps = make([]snapshot, 0, snaps)
+	t.slots = make([]memberState, 0, snaps*n)
+	take := func(at time.Time, fault bool) {
+		if cutWritten && !maps.Equal(cut, frozen) {
+			frozen = maps.Clone(cut)
+		}
+		cutWritten = false
+		t.snaps = append(t.snaps, snapshot{at: at, cut: frozen, fault: fault})
+		t.slots = append(t.slots, cur...)
 	}
-	t.snaps = []snapshot{{at: t.Start, state: cur.Clone()}}
-	lastBoot := map[election.NodeID]string{}
-	deadBoot := map[election.NodeID]string{}
-	// dirty says which of cur's maps may differ from the last snapshot's.
-	var dirty stateDirty
+	take(t.Start, false)
+	lastBoot := make([]string, n) // by position
+	deadBoot := make([]string, n)
 
-	goDown := func(id election.NodeID) bool {
-		if !cur.Up[id] {
+	// A fault names only members (MembersOf) unless an ID is not
+	// positive, which is nobody: p < 0 changes nothing.
+	goDown := func(p int) bool {
+		if p < 0 || !cur[p].up {
 			return false
 		}
-		dirty = stateDirty{views: true, up: true, paused: true, cut: dirty.cut}
-		cur.Up[id] = false
-		delete(cur.Paused, id)
-		delete(cur.Views, id)
-		deadBoot[id] = lastBoot[id]
+		cur[p] = memberState{} // down: no view, not paused
+		deadBoot[p] = lastBoot[p]
 		return true
 	}
-	comeUp := func(id election.NodeID) bool {
-		if cur.Up[id] {
+	comeUp := func(p int) bool {
+		if p < 0 || cur[p].up {
 			return false
 		}
-		dirty = stateDirty{views: true, up: true, paused: true, cut: dirty.cut}
-		cur.Up[id] = true
-		delete(cur.Paused, id)
-		delete(cur.Views, id)
+		cur[p] = memberState{up: true} // a new process: no view yet
 		return true
 	}
 
@@ -223,77 +323,69 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 			switch chaos.Op(f.Op) {
 			case chaos.Kill, chaos.Stop:
 				for _, id := range f.Nodes {
-					changed = goDown(id) || changed
+					changed = goDown(pos.of(id)) || changed
 				}
 			case chaos.Restart:
 				for _, id := range f.Nodes {
-					changed = comeUp(id) || changed
+					changed = comeUp(pos.of(id)) || changed
 				}
 			case chaos.Pause:
 				for _, id := range f.Nodes {
-					if cur.Up[id] && !cur.Paused[id] {
-						dirty.paused = true
-						cur.Paused[id] = true
+					if p := pos.of(id); p >= 0 && cur[p].up && !cur[p].paused {
+						cur[p].paused = true
 						changed = true
 					}
 				}
 			case chaos.Resume:
 				for _, id := range f.Nodes {
-					if cur.Paused[id] {
-						dirty.paused = true
-						delete(cur.Paused, id)
+					if p := pos.of(id); p >= 0 && cur[p].paused {
+						cur[p].paused = false
 						changed = true
 					}
 				}
 			case chaos.Partition:
 				cf := chaos.Fault{Groups: f.Groups, Links: f.Links}
 				for _, l := range cf.CutLinks(t.Members) {
-					if !cur.Cut[l] {
-						dirty.cut = true
-						cur.Cut[l] = true
-						changed = true
+					if !cut[l] {
+						cut[l] = true
+						changed, cutWritten = true, true
 					}
 				}
 			case chaos.Heal:
-				if len(cur.Cut) > 0 {
-					dirty.cut = true
-					cur.Cut = map[[2]election.NodeID]bool{}
-					changed = true
+				if len(cut) > 0 {
+					cut = map[[2]election.NodeID]bool{}
+					changed, cutWritten = true, true
 				}
 			}
 		case r.Node > 0:
-			id := r.Node
-			if !cur.Up[id] {
-				if r.Boot != "" && r.Boot == deadBoot[id] && r.Kind != history.KindBoot {
+			p := pos.of(r.Node) // a member: MembersOf added it
+			m := &cur[p]
+			if !m.up {
+				if r.Boot != "" && r.Boot == deadBoot[p] && r.Kind != history.KindBoot {
 					break // a late line from the process that was killed
 				}
 				if r.Kind == history.KindStop {
 					break
 				}
-				changed = comeUp(id) || changed
-			} else if r.Kind == history.KindBoot || (r.Boot != "" && lastBoot[id] != "" && r.Boot != lastBoot[id]) {
+				changed = comeUp(p) || changed
+			} else if r.Kind == history.KindBoot || (r.Boot != "" && lastBoot[p] != "" && r.Boot != lastBoot[p]) {
 				// A new process without a recorded kill: it restarted.
-				if _, had := cur.Views[id]; had {
-					dirty.views = true
-					delete(cur.Views, id)
+				if m.hasView() {
+					m.leader, m.epoch, m.role = 0, 0, 0
 					changed = true
 				}
-				if cur.Paused[id] {
-					dirty.paused = true
-					delete(cur.Paused, id)
-				}
+				m.paused = false
 			}
 			if r.Boot != "" {
-				lastBoot[id] = r.Boot
+				lastBoot[p] = r.Boot
 			}
 			switch r.Kind {
 			case history.KindStop:
-				changed = goDown(id) || changed
+				changed = goDown(p) || changed
 			case history.KindView:
 				if r.View != nil {
-					if old, ok := cur.Views[id]; !ok || old != *r.View {
-						dirty.views = true
-						cur.Views[id] = *r.View
+					if v := t.withView(*m, *r.View); !v.sameView(*m) {
+						*m = v
 						changed = true
 					}
 				}
@@ -303,9 +395,7 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 			// One snapshot per change, even at one instant: a checkpoint
 			// taken at the instant of the next fault must see the state
 			// just before that fault (see CheckpointState).
-			prev := t.snaps[len(t.snaps)-1].state
-			t.snaps = append(t.snaps, snapshot{at: r.Time, state: snapshotState(cur, prev, dirty), fault: r.Kind == history.KindFault})
-			dirty = stateDirty{}
+			take(r.Time, r.Kind == history.KindFault)
 		}
 	}
 	t.buildLanes()
@@ -313,31 +403,69 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 	return t
 }
 
-// stateDirty marks the maps of the replayed state written since the last
-// snapshot.
-type stateDirty struct{ views, up, paused, cut bool }
+// stateRecords counts the records that may change the replayed state:
+// fault completions and a node's boot, stop and view records. (A record
+// from a node that is down may too; the count only sizes the snapshots.)
+func stateRecords(recs []history.Record) int {
+	k := 0
+	for _, r := range recs {
+		switch r.Kind {
+		case history.KindFault:
+			if r.Fault != nil && r.Fault.Phase == history.FaultOK {
+				k++
+			}
+		case history.KindBoot, history.KindStop, history.KindView:
+			k++
+		}
+	}
+	return k
+}
 
-// snapshotState copies cur for a new snapshot, sharing with prev (the
-// previous snapshot) every map that did not change. Most changes are one
-// node's view, so Up, Paused and Cut are usually shared: a replay of a long
-// history then copies one map per change instead of four. Only the maps
-// dirty marks as written are compared. Snapshots are never modified once
-// taken, so sharing is safe.
-func snapshotState(cur, prev chaos.State, dirty stateDirty) chaos.State {
-	c := chaos.State{Views: prev.Views, Up: prev.Up, Paused: prev.Paused, Cut: prev.Cut}
-	if dirty.views && !maps.Equal(cur.Views, prev.Views) {
-		c.Views = maps.Clone(cur.Views)
+// positions finds a member's position in a member list: in a slice when
+// the IDs are small (the usual 1..n), else in a map.
+type positions struct {
+	dense  []int32 // by ID; -1: not a member
+	sparse map[election.NodeID]int
+}
+
+func newPositions(members []election.NodeID) positions {
+	var p positions
+	if len(members) == 0 {
+		return p
 	}
-	if dirty.up && !maps.Equal(cur.Up, prev.Up) {
-		c.Up = maps.Clone(cur.Up)
+	if lo, hi := slices.Min(members), slices.Max(members); lo >= 0 && int(hi) <= 4*len(members)+64 {
+		p.dense = make([]int32, hi+1)
+		for i := range p.dense {
+			p.dense[i] = -1
+		}
+		for i, id := range members {
+			if p.dense[id] < 0 {
+				p.dense[id] = int32(i)
+			}
+		}
+		return p
 	}
-	if dirty.paused && !maps.Equal(cur.Paused, prev.Paused) {
-		c.Paused = maps.Clone(cur.Paused)
+	p.sparse = make(map[election.NodeID]int, len(members))
+	for i, id := range members {
+		if _, ok := p.sparse[id]; !ok {
+			p.sparse[id] = i
+		}
 	}
-	if dirty.cut && !maps.Equal(cur.Cut, prev.Cut) {
-		c.Cut = maps.Clone(cur.Cut)
+	return p
+}
+
+// of is the position of id, -1 when it is not a member.
+func (p positions) of(id election.NodeID) int {
+	if p.dense != nil {
+		if id < 0 || int(id) >= len(p.dense) {
+			return -1
+		}
+		return int(p.dense[id])
 	}
-	return c
+	if i, ok := p.sparse[id]; ok {
+		return i
+	}
+	return -1
 }
 
 func livenessOf(s chaos.State, id election.NodeID) Status {
@@ -350,32 +478,39 @@ func livenessOf(s chaos.State, id election.NodeID) Status {
 	return Up
 }
 
+// buildLanes cuts every member's views and liveness into spans. Every
+// lane's spans are appended to one list of each kind, a lane's being a
+// window on it: two allocations rather than a few per lane.
 func (t *Timeline) buildLanes() {
-	t.Lanes = make([]Lane, len(t.Members))
+	n := len(t.Members)
+	t.Lanes = make([]Lane, n)
+	views := make([]ViewSpan, 0, len(t.snaps)+n)
+	states := make([]StateSpan, 0, 2*n)
 	for i, id := range t.Members {
-		lane := Lane{Node: id}
+		v0, s0 := len(views), len(states)
 		var (
 			vOpen  bool
 			vSpan  ViewSpan
+			vOf    memberState // the state vSpan's view is from
 			sSpan  StateSpan
 			sFirst = true
 		)
-		for _, sn := range t.snaps {
-			v, has := sn.state.Views[id]
-			if vOpen && (!has || v != vSpan.View) {
+		for k, sn := range t.snaps {
+			m := t.slots[k*n+i]
+			if vOpen && !m.sameView(vOf) {
 				vSpan.End = sn.at
-				lane.Views = append(lane.Views, vSpan)
+				views = append(views, vSpan)
 				vOpen = false
 			}
-			if has && !vOpen {
-				vSpan = ViewSpan{Node: id, Start: sn.at, View: v}
-				vOpen = true
+			if m.hasView() && !vOpen {
+				vSpan = ViewSpan{Node: id, Start: sn.at, View: t.view(m)}
+				vOf, vOpen = m, true
 			}
-			st := livenessOf(sn.state, id)
+			st := m.status()
 			if sFirst || st != sSpan.State {
 				if !sFirst {
 					sSpan.End = sn.at
-					lane.States = append(lane.States, sSpan)
+					states = append(states, sSpan)
 				}
 				sSpan = StateSpan{Node: id, Start: sn.at, State: st}
 				sFirst = false
@@ -383,16 +518,26 @@ func (t *Timeline) buildLanes() {
 		}
 		if vOpen {
 			vSpan.End = t.End
-			lane.Views = append(lane.Views, vSpan)
+			views = append(views, vSpan)
 		}
 		if !sFirst {
 			sSpan.End = t.End
-			lane.States = append(lane.States, sSpan)
+			states = append(states, sSpan)
 		}
+		lane := Lane{Node: id, Views: window(views, v0), States: window(states, s0)}
 		// Spans that begin and end at one instant carry no time.
 		lane.Views = slices.DeleteFunc(lane.Views, func(v ViewSpan) bool { return !v.End.After(v.Start) && !v.Start.Equal(t.End) })
 		t.Lanes[i] = lane
 	}
+}
+
+// window is s[from:] with no room to grow into what follows, nil when
+// empty (as a lane's list is when nothing was appended to it).
+func window[S ~[]E, E any](s S, from int) S {
+	if len(s) == from {
+		return nil
+	}
+	return s[from:len(s):len(s)]
 }
 
 // Lane returns id's lane, or nil.
@@ -405,13 +550,14 @@ func (t *Timeline) Lane(id election.NodeID) *Lane {
 	return nil
 }
 
-// StateAt is the cluster state after every record at or before ts.
-func (t *Timeline) StateAt(ts time.Time) chaos.State {
+// StateAt is the cluster state after every record at or before ts. Its
+// maps are made for the caller, except Cut, which it must not modify.
+func (t *Timeline) StateAt(ts time.Time) chaos.State { return t.state(t.snapAt(ts)) }
+
+// snapAt is the index of the snapshot StateAt(ts) is.
+func (t *Timeline) snapAt(ts time.Time) int {
 	i := sort.Search(len(t.snaps), func(i int) bool { return t.snaps[i].at.After(ts) })
-	if i == 0 {
-		return t.snaps[0].state
-	}
-	return t.snaps[i-1].state
+	return max(i-1, 0)
 }
 
 // CheckpointState is the state a checkpoint at ts judges: StateAt(ts),
@@ -419,7 +565,10 @@ func (t *Timeline) StateAt(ts time.Time) chaos.State {
 // checkpoint at the end of a quiet period and may apply the next fault at the
 // same instant (the simulator's clock does not move between the two); the
 // checkpoint is about the period that ended, not the fault that begins.
-func (t *Timeline) CheckpointState(ts time.Time) chaos.State {
+func (t *Timeline) CheckpointState(ts time.Time) chaos.State { return t.state(t.checkpointSnap(ts)) }
+
+// checkpointSnap is the index of the snapshot CheckpointState(ts) is.
+func (t *Timeline) checkpointSnap(ts time.Time) int {
 	i := sort.Search(len(t.snaps), func(i int) bool { return t.snaps[i].at.After(ts) })
 	j := sort.Search(i, func(k int) bool { return !t.snaps[k].at.Before(ts) }) // first snapshot at ts
 	for k := j; k < i; k++ {
@@ -428,10 +577,7 @@ func (t *Timeline) CheckpointState(ts time.Time) chaos.State {
 			break
 		}
 	}
-	if i == 0 {
-		return t.snaps[0].state
-	}
-	return t.snaps[i-1].state
+	return max(i-1, 0)
 }
 
 // Changes returns the instants in [from, to] at which the state changed,
@@ -466,6 +612,14 @@ func Components(s chaos.State, members []election.NodeID) []Component {
 			live = append(live, m)
 		}
 	}
+	if len(s.Cut) == 0 {
+		// Nothing cut: one component of every live node, all linked.
+		if len(live) == 0 {
+			return []Component{}
+		}
+		slices.Sort(live)
+		return []Component{{Nodes: live, Clique: true}}
+	}
 	linked := func(a, b election.NodeID) bool { return s.Reachable(a, b) && s.Reachable(b, a) }
 	// Union-find over positions in live: the explorer asks this at every
 	// view change of thousands of histories, so slices, not maps.
@@ -480,17 +634,10 @@ func Components(s chaos.State, members []election.NodeID) []Component {
 		}
 		return x
 	}
-	if len(s.Cut) == 0 {
-		// Nothing cut: one component of every live node.
-		for i := range parent {
-			parent[i] = 0
-		}
-	} else {
-		for i, a := range live {
-			for j := i + 1; j < len(live); j++ {
-				if linked(a, live[j]) {
-					parent[find(i)] = find(j)
-				}
+	for i, a := range live {
+		for j := i + 1; j < len(live); j++ {
+			if linked(a, live[j]) {
+				parent[find(i)] = find(j)
 			}
 		}
 	}
@@ -524,7 +671,18 @@ func Components(s chaos.State, members []election.NodeID) []Component {
 // faultSpans pairs invoke records with their ok/fail records and finds when
 // each fault was undone.
 func faultSpans(recs []history.Record, members []election.NodeID, end time.Time) []FaultSpan {
+	invokes := 0
+	for _, r := range recs {
+		if r.Kind == history.KindFault && r.Fault != nil && r.Fault.Phase == history.FaultInvoke {
+			invokes++
+		}
+	}
+	// A span per invoke (a FaultSpan is a few hundred bytes: sized once),
+	// and one per ok without an invoke, which append makes room for.
 	var spans []FaultSpan
+	if invokes > 0 {
+		spans = make([]FaultSpan, 0, invokes)
+	}
 	open := map[string][]int{} // op -> indexes of spans awaiting ok/fail
 	for _, r := range recs {
 		if r.Kind != history.KindFault || r.Fault == nil {
@@ -614,7 +772,7 @@ func faultSpans(recs []history.Record, members []election.NodeID, end time.Time)
 func idList(ids []election.NodeID) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = fmt.Sprint(int(id))
+		parts[i] = strconv.Itoa(int(id))
 	}
 	return strings.Join(parts, ",")
 }

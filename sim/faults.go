@@ -176,12 +176,16 @@ func (s *Sim) carryOut(f chaos.Fault) error {
 func (s *Sim) resume(n *node) {
 	n.paused = false
 	delete(s.state.Paused, n.id)
-	held := n.held
-	n.held = nil
-	for _, e := range held {
+	for _, e := range n.held {
 		e.at = s.now
+		if e.kind == evTimer {
+			if t := n.timers.find(e.timer); t != nil && t.queued == e.gen {
+				t.queuedAt = e.at // its event is due now
+			}
+		}
 		s.schedule(e)
 	}
+	n.held = emptied(n.held)
 	s.hintThawed(n)
 }
 
@@ -210,7 +214,7 @@ func (s *Sim) down(n *node) {
 	n.up, n.paused = false, false
 	n.m = nil
 	n.timers = nil
-	n.held = nil
+	n.held = emptied(n.held)
 	s.state.Up[n.id] = false
 	delete(s.state.Paused, n.id)
 	s.stateChanged = true

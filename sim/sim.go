@@ -100,37 +100,52 @@ type node struct {
 	routesLost []int32
 }
 
-// armed lists a node's armed timers by name with their generation. A
-// node has a handful armed at a time, so a list searched in full beats a
-// map, and a million nodes do not each hold one.
+// armed lists a node's timers by name: the armed ones, and disarmed ones
+// whose event is still queued. A node has a handful at a time, so a list
+// searched in full beats a map, and a million nodes do not each hold one.
 type armed []armedTimer
 
+// armedTimer is one timer of a node. A timer re-armed while its event is
+// queued, due no later than the new deadline, keeps that event rather than
+// queueing another (see Sim.armTimer): queued names the event in the
+// queue, and gen, at and seq the latest arming, which that event carries
+// forward when it comes up.
 type armedTimer struct {
 	name string
-	gen  uint64
+	gen  uint64        // the armed generation; 0: disarmed
+	at   time.Duration // when the armed timer fires
+	seq  uint64        // its arming's place among the events of that instant
+	// queued is the generation of the timer's event in the queue (0:
+	// none), due at queuedAt.
+	queued   uint64
+	queuedAt time.Duration
 }
 
-// gen is the armed generation of the named timer, 0 if it is not armed.
-func (a armed) gen(name string) uint64 {
-	for _, t := range a {
-		if t.name == name {
-			return t.gen
+// find is the named timer, or nil.
+func (a armed) find(name string) *armedTimer {
+	for i := range a {
+		if a[i].name == name {
+			return &a[i]
 		}
 	}
-	return 0
+	return nil
 }
 
-func (a *armed) arm(name string, gen uint64) {
-	for i := range *a {
-		if (*a)[i].name == name {
-			(*a)[i].gen = gen
-			return
-		}
-	}
-	*a = append(*a, armedTimer{name, gen})
-}
-
+// disarm disarms the named timer. It is forgotten unless its event is
+// still queued: a re-arm may use that event yet.
 func (a *armed) disarm(name string) {
+	t := a.find(name)
+	switch {
+	case t == nil:
+	case t.queued != 0:
+		t.gen = 0
+	default:
+		a.remove(name)
+	}
+}
+
+// remove forgets the named timer.
+func (a *armed) remove(name string) {
 	for i, t := range *a {
 		if t.name == name {
 			last := len(*a) - 1
@@ -313,12 +328,20 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	s.counts = Counts{}
 	s.inflight, s.lastActivity = 0, 0
 	for _, n := range s.nodes {
-		*n = node{id: n.id, idx: n.idx, timers: n.timers[:0]}
+		*n = node{id: n.id, idx: n.idx, timers: n.timers[:0], held: emptied(n.held)}
 		if err := s.build(n); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// emptied is held with nothing in it and its room kept: a node that is
+// paused again, in the next schedule of an exploration as often as not,
+// holds its events without growing a new list.
+func emptied(held []event) []event {
+	clear(held) // drop the messages' Members and the timers' names
+	return held[:0]
 }
 
 // Algorithm is the algorithm the cluster runs.
@@ -356,7 +379,7 @@ func (s *Sim) build(n *node) error {
 	n.bootID = "sim-" + strconv.Itoa(int(n.id)) + "-" + strconv.Itoa(int(n.boot))
 	n.seq = 0
 	n.timers = n.timers[:0]
-	n.held = nil
+	n.held = emptied(n.held)
 	n.routesLost = nil // a new process has no stale routes
 	return nil
 }
@@ -545,16 +568,65 @@ func (s *Sim) process(e *event) {
 		s.hintDelivered(*e)
 		s.step(n, election.Event{Kind: election.EventPeerDown, Peer: s.nodes[e.from].id})
 	case evTimer:
-		if !n.up || n.boot != e.boot || n.timers.gen(e.timer) != e.gen {
-			return // disarmed, replaced or its node died
+		if !n.up || n.boot != e.boot {
+			return // its node died
+		}
+		t := n.timers.find(e.timer)
+		if t == nil || t.queued != e.gen {
+			return // an event that a re-arm earlier than it replaced
+		}
+		if t.gen != e.gen {
+			s.timerMoved(n, t)
+			return
 		}
 		if n.paused {
 			n.held = append(n.held, *e)
 			return
 		}
-		n.timers.disarm(e.timer)
+		n.timers.remove(e.timer)
 		s.step(n, election.Event{Kind: election.EventTimer, Timer: e.timer})
 	}
+}
+
+// armTimer (re)arms n's timer name to fire at at. When the timer's event
+// is still queued and due no later, it stays the only one: timerMoved
+// carries it on to at when it comes up. A follower re-arms its suspicion
+// timer at every heartbeat, and each re-arm used to queue an event that
+// the next one made stale, to be popped and dropped: most of the timer
+// events the explorer handled. The seq is drawn here either way, so the
+// timer fires exactly where a fresh event would have.
+func (s *Sim) armTimer(n *node, name string, at time.Duration) {
+	s.gen++
+	s.seq++
+	t := n.timers.find(name)
+	if t == nil {
+		n.timers = append(n.timers, armedTimer{name: name})
+		t = &n.timers[len(n.timers)-1]
+	}
+	t.gen, t.at, t.seq = s.gen, at, s.seq
+	if t.queued != 0 && t.queuedAt <= at {
+		return
+	}
+	t.queued, t.queuedAt = t.gen, at
+	s.queueTimer(n, t)
+}
+
+// queueTimer queues the event of n's timer t, due at t.at.
+func (s *Sim) queueTimer(n *node, t *armedTimer) {
+	e := s.queue.place(t.at, t.seq)
+	e.kind, e.node, e.boot, e.gen, e.timer = evTimer, n.idx, n.boot, t.gen, t.name
+}
+
+// timerMoved handles a timer's queued event that came up after the timer
+// was re-armed (to fire no earlier) or disarmed: the event moves on to the
+// latest deadline, or the timer is forgotten.
+func (s *Sim) timerMoved(n *node, t *armedTimer) {
+	if t.gen == 0 {
+		n.timers.remove(t.name)
+		return
+	}
+	t.queued, t.queuedAt = t.gen, t.at
+	s.queueTimer(n, t)
 }
 
 type msgClass uint8
@@ -610,7 +682,7 @@ func (s *Sim) step(n *node, ev election.Event) {
 		e := &effects[i] // by pointer: an Effect is a couple of hundred bytes
 		switch e.Kind {
 		case election.EffectSend:
-			s.send(n, e.Msg)
+			s.send(n, &e.Msg) // the effect is the simulator's own (Reuse)
 		case election.EffectBroadcast:
 			for _, to := range s.opts.Members {
 				if to == n.id {
@@ -618,12 +690,10 @@ func (s *Sim) step(n *node, ev election.Event) {
 				}
 				m := e.Msg.Clone()
 				m.To = to
-				s.send(n, m)
+				s.send(n, &m)
 			}
 		case election.EffectSetTimer:
-			s.gen++
-			n.timers.arm(e.Timer, s.gen)
-			s.schedule(event{at: s.now + e.After, kind: evTimer, node: n.idx, boot: n.boot, gen: s.gen, timer: e.Timer})
+			s.armTimer(n, e.Timer, s.now+e.After)
 		case election.EffectCancelTimer:
 			n.timers.disarm(e.Timer)
 		case election.EffectView:
@@ -645,8 +715,9 @@ func (s *Sim) step(n *node, ev election.Event) {
 }
 
 // send puts one message on the wire. The sender is the runtime's to name,
-// as a NATS subject is, so From is always the real sender.
-func (s *Sim) send(from *node, m election.Message) {
+// as a NATS subject is, so From is always the real sender (send sets it
+// in m, which is the caller's to give away).
+func (s *Sim) send(from *node, m *election.Message) {
 	m.From = from.id
 	class := s.countType(m.Type)
 	switch class {
@@ -710,7 +781,8 @@ func (s *Sim) send(from *node, m election.Message) {
 		s.lastActivity = s.now
 	}
 	s.seq++
-	s.queue.pushLane(event{at: at, seq: s.seq, kind: evDeliver, node: ti, from: fi, counted: counted, msg: m})
+	e := s.queue.placeLane(at, s.seq)
+	e.kind, e.node, e.from, e.counted, e.msg = evDeliver, ti, fi, counted, *m
 }
 
 // isCut reports whether the link from node index fi to ti is cut.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -187,6 +188,26 @@ func TestTimerSetReplacesAndCancelDisarms(t *testing.T) {
 	}
 	want := []string{"a@20ms", "c@30ms"} // a re-armed to 20ms, b cancelled
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("timers fired %v, want %v", got, want)
+	}
+}
+
+// TestTimerRearmedWhileQueued: a timer re-armed while its first event is
+// still queued fires once, at its latest deadline, and in the place its
+// latest arming gives it among the timers due at the same instant.
+func TestTimerRearmedWhileQueued(t *testing.T) {
+	var mem history.Memory
+	s := newSim(t, Options{Algorithm: "test-rearm", Members: ids(1)}, &mem)
+	s.Start()
+	s.RunFor(time.Second)
+	var got []string
+	for _, r := range mem.Records() {
+		if r.Kind == history.KindView {
+			got = append(got, string(rune(r.View.Leader-1+'a'))+"@"+r.Time.Sub(history.SimOrigin).String())
+		}
+	}
+	want := []string{"v@5ms", "x@10ms", "w@15ms", "z@20ms", "y@20ms", "u@30ms"}
+	if !slices.Equal(got, want) {
 		t.Fatalf("timers fired %v, want %v", got, want)
 	}
 }

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"time"
+
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/internal/toyelection"
 )
@@ -35,6 +37,34 @@ func (p *timerProbe) Step(ev election.Event) []election.Effect {
 		p.fired++
 		p.view = election.View{Leader: election.NodeID(ev.Timer[0] - 'a' + 1), Epoch: p.fired, Role: election.Candidate}
 		return []election.Effect{{Kind: election.EffectView, View: p.view}}
+	}
+	return nil
+}
+
+// rearmProbe re-arms timers while their first events are still queued:
+// on start it arms v (5 ms), x (10 ms), y (20 ms), u (25 ms) and w
+// (30 ms); when x fires it arms z for 20 ms, re-arms y for 20 ms (after
+// z, so y must now fire after z), pulls w in to 15 ms, and cancels u and
+// arms it again for 30 ms. Firings show as views, as with timerProbe.
+type rearmProbe struct {
+	timerProbe
+}
+
+func (p *rearmProbe) Step(ev election.Event) []election.Effect {
+	ms := p.cfg.Timing.Heartbeat / 100
+	set := func(name string, after time.Duration) election.Effect {
+		return election.Effect{Kind: election.EffectSetTimer, Timer: name, After: after}
+	}
+	switch ev.Kind {
+	case election.EventStart:
+		return []election.Effect{set("v", 5*ms), set("x", 10*ms), set("y", 20*ms), set("u", 25*ms), set("w", 30*ms)}
+	case election.EventTimer:
+		out := p.timerProbe.Step(ev)
+		if ev.Timer == "x" {
+			out = append(out, set("z", 10*ms), set("y", 10*ms), set("w", 5*ms),
+				election.Effect{Kind: election.EffectCancelTimer, Timer: "u"}, set("u", 20*ms))
+		}
+		return out
 	}
 	return nil
 }
@@ -82,6 +112,11 @@ func init() {
 	election.Register(election.Algorithm{
 		Name: "test-timers", Title: "timer probe (test only)", Topology: "complete",
 		New:    func(cfg election.Config) (election.Machine, error) { return &timerProbe{cfg: cfg}, nil },
+		Claims: func(election.QuorumMode) []election.Property { return nil },
+	})
+	election.Register(election.Algorithm{
+		Name: "test-rearm", Title: "timer re-arm probe (test only)", Topology: "complete",
+		New:    func(cfg election.Config) (election.Machine, error) { return &rearmProbe{timerProbe{cfg: cfg}}, nil },
 		Claims: func(election.QuorumMode) []election.Property { return nil },
 	})
 	election.Register(election.Algorithm{

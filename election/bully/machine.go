@@ -51,16 +51,16 @@ type machine struct {
 	phase  phase
 	leader election.NodeID // following
 
-	round     uint64 // this node's elections, echoed by OK, PREVOTE_ACK and VOTE
-	candEpoch uint64 // majority: the epoch campaigned for (not durable)
-	votes     map[election.NodeID]bool
+	round     uint64  // this node's elections, echoed by OK, PREVOTE_ACK and VOTE
+	candEpoch uint64  // majority: the epoch campaigned for (not durable)
+	votes     peerSet // majority, collecting: who voted for this node
 
 	// Majority, pre-vote. grants are the lower IDs that would vote for
 	// this node in this round; asked is the epoch last proposed to them.
 	// noMajority says the last pre-vote round found no majority in time
 	// (the node was cut off, or refused); reask, that this round may
 	// still send its PREVOTEs again on hearing from a peer.
-	grants     map[election.NodeID]bool
+	grants     peerSet
 	asked      uint64
 	noMajority bool
 	reask      bool
@@ -86,7 +86,7 @@ type machine struct {
 	// down holds peers the runtime hinted are gone, until they are heard
 	// from again. A probing node whose every higher peer is down stops
 	// waiting for an OK that cannot come.
-	down map[election.NodeID]bool
+	down peerSet
 	// suspected (plain): the leader this node followed when a lower
 	// node's probe drew it into an election; its suspicion timer still
 	// runs, and if it fires, that leader counts as down.
@@ -94,6 +94,14 @@ type machine struct {
 
 	view      election.View
 	published bool
+	// armed has a bit (timerBit) for each fixed-name timer the runtime
+	// holds armed: set by setTimer, cleared by cancelTimer and when the
+	// timer fires. A cancel of a timer that is not armed is a no-op for
+	// every runtime, and most cancels are of that kind (a follower
+	// cancels four election timers at each heartbeat), so cancelTimer
+	// leaves them out instead of handing the runtime a pile of
+	// 200-byte effects to ignore.
+	armed uint8
 	// out collects one Step's effects, which Step returns. It is carved
 	// from slab, a block of effects allocated a few dozen steps at a time:
 	// an Effect is 200 bytes, and a fresh slice per step (grown
@@ -184,6 +192,7 @@ func (m *machine) Step(ev election.Event) []election.Effect {
 	case election.EventReceive:
 		m.receive(ev.Msg)
 	case election.EventTimer:
+		m.armed &^= timerBit(ev.Timer) // a timer that fired is no longer armed
 		m.timer(ev.Timer)
 	case election.EventPeerDown:
 		m.peerDown(ev.Peer)
@@ -223,11 +232,39 @@ func (m *machine) broadcast(msg election.Message) {
 }
 
 func (m *machine) setTimer(name string, after time.Duration) {
+	m.armed |= timerBit(name)
 	m.out = append(m.out, election.Effect{Kind: election.EffectSetTimer, Timer: name, After: after})
 }
 
+// cancelTimer disarms a timer; one of the fixed names that is not armed
+// needs no effect (see machine.armed). Lease timers are always cancelled.
 func (m *machine) cancelTimer(name string) {
+	bit := timerBit(name)
+	if bit != 0 && m.armed&bit == 0 {
+		return
+	}
+	m.armed &^= bit
 	m.out = append(m.out, election.Effect{Kind: election.EffectCancelTimer, Timer: name})
+}
+
+// timerBit is a fixed-name timer's bit in machine.armed, 0 for a lease
+// timer (their names are per round; m.pending tracks them).
+func timerBit(name string) uint8 {
+	switch name {
+	case timerAnswer:
+		return 1 << 0
+	case timerCoordinator:
+		return 1 << 1
+	case timerPrevote:
+		return 1 << 2
+	case timerVotes:
+		return 1 << 3
+	case timerSuspect:
+		return 1 << 4
+	case timerHeartbeat:
+		return 1 << 5
+	}
+	return 0
 }
 
 func (m *machine) persist() {
@@ -388,12 +425,56 @@ func (m *machine) suspectFired() {
 }
 
 // markDown notes that p is believed gone until it is heard from again.
+// A hint about a node that is not a member is not kept: nothing asks
+// about one (messages from it are ignored, and it is never higher).
 func (m *machine) markDown(p election.NodeID) {
-	if m.down == nil {
-		m.down = map[election.NodeID]bool{}
+	if i := m.cfg.Index(p); i >= 0 {
+		m.down.add(i, m.cfg.Membership.Len())
 	}
-	m.down[p] = true
 }
+
+// isDown reports whether p was hinted gone and not heard from since.
+func (m *machine) isDown(p election.NodeID) bool { return m.down.has(m.cfg.Index(p)) }
+
+// peerSet is a set of members by ring position (Config.Index). Every
+// message a node receives takes its sender out of the down set, and a
+// candidate counts its votes and pre-vote grants in one each round, so the
+// set is a slice and a count, not a map: nothing to hash or allocate
+// again, and only a count to look at while it is empty.
+type peerSet struct {
+	in []bool // by ring position; nil until the first peer is added
+	n  int    // how many are in
+}
+
+// add puts position i of a membership of size members in the set.
+func (p *peerSet) add(i, members int) {
+	if p.in == nil {
+		p.in = make([]bool, members)
+	}
+	if !p.in[i] {
+		p.in[i] = true
+		p.n++
+	}
+}
+
+// remove takes position i out of the set.
+func (p *peerSet) remove(i int) {
+	if p.n > 0 && p.in[i] {
+		p.in[i] = false
+		p.n--
+	}
+}
+
+// clear empties the set, keeping its room.
+func (p *peerSet) clear() {
+	if p.n > 0 {
+		clear(p.in)
+		p.n = 0
+	}
+}
+
+// has reports whether position i is in the set (i < 0: a non-member, never).
+func (p *peerSet) has(i int) bool { return p.n > 0 && i >= 0 && p.in[i] }
 
 func (m *machine) peerDown(p election.NodeID) {
 	m.markDown(p)
@@ -415,10 +496,11 @@ func (m *machine) peerDown(p election.NodeID) {
 
 func (m *machine) receive(msg election.Message) {
 	s := msg.From
-	if s == m.cfg.ID || s <= 0 || m.cfg.Index(s) < 0 {
+	i := m.cfg.Index(s)
+	if s == m.cfg.ID || s <= 0 || i < 0 {
 		return // not from a peer of this cluster
 	}
-	delete(m.down, s) // heard from: the hint is void
+	m.down.remove(i) // heard from: the hint is void
 	if m.quorum && !proposal(msg) {
 		m.seen = max(m.seen, msg.Epoch)
 	}
@@ -483,7 +565,7 @@ func (m *machine) handle(s election.NodeID, msg election.Message) {
 		}
 	case TypeVote:
 		if m.quorum && m.phase == collecting && msg.Epoch == m.candEpoch && msg.Candidate == m.cfg.ID && msg.Seq == m.round {
-			m.votes[s] = true
+			m.votes.add(m.cfg.Index(s), m.cfg.Membership.Len())
 			m.countVotes()
 		}
 	case TypeHeartbeatAck:
@@ -496,7 +578,7 @@ func (m *machine) handle(s election.NodeID, msg election.Message) {
 		}
 	case TypePrevoteAck:
 		if m.quorum && m.phase == prevoting && s < m.cfg.ID && msg.Seq == m.round && msg.Candidate == m.cfg.ID {
-			m.grants[s] = true
+			m.grants.add(m.cfg.Index(s), m.cfg.Membership.Len())
 			m.countPrevotes()
 		}
 		// A refusal carries the voter's committed epoch, already taken
@@ -528,12 +610,13 @@ func (m *machine) campaign() {
 	msg := election.Message{Type: TypeElection, Epoch: m.epoch, Seq: m.round, Candidate: m.cfg.ID}
 	if m.quorum {
 		m.leaderAlive = false
-		m.votes, m.grants = nil, nil
+		m.votes.clear()
+		m.grants.clear()
 		// A probe carries the committed epoch: a leader that sees a
 		// newer one than its own knows the asker cannot follow it.
 		// The epoch to campaign for is chosen only once a majority
 		// would vote for it (prevote).
-	} else if wasFollowing && !m.down[oldLeader] {
+	} else if wasFollowing && !m.isDown(oldLeader) {
 		// Dragged into an election (a lower node's probe) while its
 		// own leader's silence is still being timed: keep timing it.
 		// If the leader stays silent a whole suspicion timeout, it
@@ -569,11 +652,11 @@ func (m *machine) campaign() {
 // is gone. Only hints decide this, never silence: with no hints (the
 // simulator, a pause, a partition) the answer timeout runs as usual.
 func (m *machine) higherAllDown() bool {
-	if len(m.down) == 0 {
+	if m.down.n == 0 {
 		return false
 	}
 	for _, h := range m.higher {
-		if !m.down[h] {
+		if !m.isDown(h) {
 			return false
 		}
 	}
@@ -583,7 +666,8 @@ func (m *machine) higherAllDown() bool {
 // await: a higher node answered OK; it is running its own election.
 func (m *machine) await() {
 	m.phase = awaiting
-	m.votes, m.grants = nil, nil
+	m.votes.clear()
+	m.grants.clear()
 	m.cancelTimer(timerAnswer)
 	m.cancelTimer(timerPrevote)
 	m.cancelTimer(timerVotes)
@@ -716,7 +800,7 @@ func (m *machine) armBarrier(who election.NodeID, e uint64) {
 func (m *machine) prevote() {
 	m.cancelTimer(timerAnswer)
 	m.phase = prevoting
-	m.grants = map[election.NodeID]bool{}
+	m.grants.clear()
 	m.reask = m.noMajority
 	m.askPrevotes()
 	m.setTimer(timerPrevote, m.cfg.Timing.Answer+m.jitter())
@@ -728,7 +812,7 @@ func (m *machine) prevote() {
 func (m *machine) askPrevotes() {
 	m.asked = election.NextEpoch(max(m.epoch, m.seen))
 	for _, l := range m.lower {
-		if !m.grants[l] {
+		if !m.grants.has(m.cfg.Index(l)) {
 			m.send(l, election.Message{Type: TypePrevote, Epoch: m.asked, Seq: m.round, Candidate: m.cfg.ID})
 		}
 	}
@@ -737,7 +821,7 @@ func (m *machine) askPrevotes() {
 // countPrevotes moves to the vote round once the grants and the node's own
 // make a majority: only now does it pick the epoch and take it as seen.
 func (m *machine) countPrevotes() {
-	if len(m.grants)+1 < m.cfg.MajoritySize() {
+	if m.grants.n+1 < m.cfg.MajoritySize() {
 		return
 	}
 	top := max(m.epoch, m.seen)
@@ -745,7 +829,8 @@ func (m *machine) countPrevotes() {
 		return // the epochs are used up: nothing left to win, safely
 	}
 	m.cancelTimer(timerPrevote)
-	m.grants, m.noMajority, m.reask = nil, false, false
+	m.grants.clear()
+	m.noMajority, m.reask = false, false
 	m.candEpoch = election.NextEpoch(top)
 	m.seen = m.candEpoch
 	m.collect()
@@ -765,7 +850,7 @@ func (m *machine) answerPrevote(s election.NodeID, e, seq uint64) {
 // collect: a majority would vote; ask every lower ID for its vote.
 func (m *machine) collect() {
 	m.cancelTimer(timerAnswer)
-	m.votes = map[election.NodeID]bool{}
+	m.votes.clear()
 	m.phase = collecting
 	for _, l := range m.lower {
 		m.send(l, election.Message{Type: TypeElection, Epoch: m.candEpoch, Seq: m.round, Candidate: m.cfg.ID})
@@ -777,7 +862,7 @@ func (m *machine) collect() {
 // countVotes wins the epoch once a majority voted. The node's own vote
 // counts only once its barrier has passed, as anyone's.
 func (m *machine) countVotes() {
-	n := len(m.votes)
+	n := m.votes.n
 	if !m.barrier {
 		n++
 	}
@@ -787,7 +872,7 @@ func (m *machine) countVotes() {
 	m.cancelTimer(timerVotes)
 	m.epoch, m.votedEpoch, m.votedFor = m.candEpoch, m.candEpoch, m.cfg.ID
 	m.persist()
-	m.votes = nil
+	m.votes.clear()
 	m.phase = leading
 	m.pending = m.pending[:0] // leaveLeading emptied it
 	m.leaseRound, m.leaseName, m.hasLease = 0, "", false
@@ -898,7 +983,8 @@ func (m *machine) voteRequest(s election.NodeID, e, seq uint64) {
 	m.cancelTimer(timerPrevote)
 	m.cancelTimer(timerVotes)
 	m.cancelTimer(timerCoordinator)
-	m.votes, m.grants = nil, nil
+	m.votes.clear()
+	m.grants.clear()
 	m.phase, m.leader, m.leaderAlive = idle, election.None, false
 	m.epoch, m.votedEpoch, m.votedFor = e, e, s
 	m.persist() // before the vote leaves
@@ -998,7 +1084,9 @@ func (m *machine) quorumClaim(s election.NodeID, e, r uint64) {
 	m.cancelTimer(timerPrevote)
 	m.cancelTimer(timerVotes)
 	m.cancelTimer(timerCoordinator)
-	m.votes, m.grants, m.noMajority = nil, nil, false
+	m.votes.clear()
+	m.grants.clear()
+	m.noMajority = false
 	m.pledgeTo = election.None // the epoch it was for is decided or superseded
 	if e > m.epoch {
 		m.epoch = e

@@ -418,7 +418,7 @@ func (x *session) play(st scenario.Step) error {
 	if st.Op == scenario.OpWait {
 		return err
 	}
-	line := fmt.Sprintf("%v %s", at.Round(time.Millisecond), st)
+	line := at.Round(time.Millisecond).String() + " " + st.String() // fmt's "%v %s", without its machinery
 	if sr.Resolved != "" {
 		line += " → " + sr.Resolved
 	}
@@ -477,6 +477,11 @@ func (x *session) runSchedule(claims []check.Name, seed int64, extra history.Sin
 	netFaults := false
 	x.play(g.gap())
 	nf := 1 + g.r.IntN(o.MaxFaults)
+	// The schedule's lists are the result's: size them once, for nf
+	// faults, their gaps and up to three finishing steps and the quiet.
+	x.played.Steps = slices.Grow(x.played.Steps, 2*nf+4)
+	x.played.Resolved = slices.Grow(x.played.Resolved, nf+3)
+	x.played.Faults = slices.Grow(x.played.Faults, nf+3)
 	for i := 0; i < nf; i++ {
 		if f, ok := g.next(x.b.Peek()); ok {
 			// A generated step that fails is a bug in the generator;
