@@ -47,7 +47,7 @@ func (n *Node) summarize(now time.Time) {
 	delta := total.minus(prev.counters)
 	interval := now.Sub(prev.at).Round(time.Millisecond)
 	n.summary = summaryState{at: now, counters: total, view: view}
-	n.log.WithFields(logrus.Fields{
+	fields := logrus.Fields{
 		history.LogNode:   n.cfg.ID,
 		history.LogBoot:   n.boot,
 		history.LogEvent:  EventSummary,
@@ -57,7 +57,13 @@ func (n *Node) summarize(now time.Time) {
 		history.LogLeader: view.Leader,
 		history.LogEpoch:  view.Epoch,
 		history.LogRole:   view.Role,
-	}).Info(summaryText(delta, interval, view))
+	}
+	if n.srv != nil {
+		// How many peers this node's server holds a route to: a
+		// cluster whose mesh is incomplete shows it here first.
+		fields["routes"] = n.srv.NumRoutes()
+	}
+	n.log.WithFields(fields).Info(summaryText(delta, interval, view))
 }
 
 // summaryText is a summary line's msg: the gist for a person reading the

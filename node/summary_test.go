@@ -231,3 +231,20 @@ func TestSummaryOnlyWhenSomethingChanged(t *testing.T) {
 		t.Errorf("msg %q, want %q", s.Msg, want)
 	}
 }
+
+// A summary says how many peers the node's server holds a route to, so an
+// incomplete mesh shows in the log at info: in a settled three-node
+// cluster every node reports two.
+func TestSummaryCountsTheRoutesHeld(t *testing.T) {
+	c := newTestCluster(t, testAlgorithm, 1, 2, 3)
+	c.logLevel = logrus.InfoLevel
+	c.summaryEvery = 50 * time.Millisecond
+	c.startAll()
+	c.awaitLeader(3)
+	for _, id := range []election.NodeID{1, 2, 3} {
+		c.awaitLog("a summary line holding both routes", func(l logLine) bool {
+			return l.node == id && strings.Contains(l.raw, `"event":"summary"`) && strings.Contains(l.raw, `"routes":2`)
+		})
+	}
+	c.stopAll()
+}
