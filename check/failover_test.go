@@ -22,10 +22,17 @@ func isolatedLeader() *hist {
 // onlyFailover returns the one failover of recs, failing t otherwise.
 func onlyFailover(t *testing.T, an *Analysis) Failover {
 	t.Helper()
-	if len(an.Failovers) != 1 {
-		t.Fatalf("failovers = %+v, want exactly one", an.Failovers)
+	return onlyOne(t, "failovers", an.Failovers)
+}
+
+// onlyOne returns the one measurement of fs (named what), failing t
+// otherwise.
+func onlyOne(t *testing.T, what string, fs []Failover) Failover {
+	t.Helper()
+	if len(fs) != 1 {
+		t.Fatalf("%s = %+v, want exactly one", what, fs)
 	}
-	return an.Failovers[0]
+	return fs[0]
 }
 
 func TestFailoverOfAnIsolatedLeaderWithQuorumEndsWhenItStepsDown(t *testing.T) {

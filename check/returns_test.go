@@ -23,10 +23,7 @@ func resumedLeader() *hist {
 
 func onlyReturn(t *testing.T, an *Analysis) Failover {
 	t.Helper()
-	if len(an.Returns) != 1 {
-		t.Fatalf("returns = %+v, want exactly one", an.Returns)
-	}
-	return an.Returns[0]
+	return onlyOne(t, "returns", an.Returns)
 }
 
 func TestReturnForBullyEndsWhenEveryoneFollowsTheHighest(t *testing.T) {

@@ -150,47 +150,59 @@ func TestParseRejectsWhatTheRulesCannotMatch(t *testing.T) {
 	}
 }
 
+// echoPeer listens on 127.0.0.2 inside the caller's namespace and echoes
+// whatever it is sent; the dialer dials it from 127.0.0.1, so a reset a cut
+// answers with is addressed to the dialler, not to the cut-off peer (whose
+// packets the cut drops). Call it from inNamespace; stop closes it.
+func echoPeer() (addr string, d net.Dialer, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		return "", net.Dialer{}, nil, err
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); _, _ = io.Copy(c, c) }()
+		}
+	}()
+	d = net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}}
+	return ln.Addr().String(), d, func() { ln.Close() }, nil
+}
+
 // A connection attempt across a cut is refused by the sender's own stack,
 // so a route re-dialled during a partition fails at once and is dialled
 // again soon after the heal, instead of hanging in SYN retransmissions.
 // The control dial, before the cut, connects.
 func TestACutRefusesConnectionAttemptsAtOnce(t *testing.T) {
 	ns := privateNamespace(t)
-	var before, during error
+	var setup, before, during error
 	inNamespace(t, ns, func() {
 		loopbackUp(t)
-		// The peer listens on 127.0.0.2 and is dialled from 127.0.0.1,
-		// so the reset the cut answers with is addressed to the dialler,
-		// not to the cut-off peer (whose packets the cut drops).
-		ln, err := net.Listen("tcp", "127.0.0.2:0")
+		addr, d, stop, err := echoPeer()
 		if err != nil {
-			during = err
+			setup = err
 			return
 		}
-		d := net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}}
-		defer ln.Close()
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				c.Close()
-			}
-		}()
-		c, err := d.Dial("tcp", ln.Addr().String())
+		defer stop()
+		c, err := d.Dial("tcp", addr)
 		if err == nil {
 			c.Close()
 		}
 		before = err
 		if err := Apply(Rules{DropOut: addrs("127.0.0.2")}, InNamespace(ns)); err != nil {
-			during = err
+			setup = err
 			return
 		}
 		// 5 s is far past the kernel's first SYN retransmission (1 s):
 		// a dial that is merely dropped ends in a timeout, not a refusal.
-		_, during = d.Dial("tcp", ln.Addr().String())
+		_, during = d.Dial("tcp", addr)
 	})
+	if setup != nil {
+		t.Fatal(setup)
+	}
 	if before != nil {
 		t.Fatalf("dial before the cut: %v", before)
 	}
@@ -207,23 +219,13 @@ func TestRefuseOutDropsNothingButConnectionAttempts(t *testing.T) {
 	var setup, dialed, echoed error
 	inNamespace(t, ns, func() {
 		loopbackUp(t)
-		ln, err := net.Listen("tcp", "127.0.0.2:0")
+		addr, d, stop, err := echoPeer()
 		if err != nil {
 			setup = err
 			return
 		}
-		defer ln.Close()
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				go func() { defer c.Close(); _, _ = io.Copy(c, c) }()
-			}
-		}()
-		d := net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}}
-		open, err := d.Dial("tcp", ln.Addr().String())
+		defer stop()
+		open, err := d.Dial("tcp", addr)
 		if err != nil {
 			setup = err
 			return
@@ -233,7 +235,7 @@ func TestRefuseOutDropsNothingButConnectionAttempts(t *testing.T) {
 			setup = err
 			return
 		}
-		_, dialed = d.Dial("tcp", ln.Addr().String())
+		_, dialed = d.Dial("tcp", addr)
 		_ = open.SetDeadline(time.Now().Add(5 * time.Second))
 		if _, err := open.Write([]byte("x")); err != nil {
 			echoed = err
