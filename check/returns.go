@@ -1,8 +1,6 @@
 package check
 
 import (
-	"slices"
-
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
 )
@@ -26,11 +24,7 @@ func ReturnsOf(t *Timeline, opts Options) []Failover {
 		ret := Failover{Op: f.Op, Label: f.Label, Leader: t.StateAt(f.Invoked).CommonLeader(t.Members),
 			Invoked: f.Invoked, From: f.At()}
 		settleAfter(t, i, &ret, func(s chaos.State) ([]election.NodeID, bool) {
-			leaders, ok := SettledLeaders(s, t.Members, opts.Quorum)
-			if ok && highest && !leadersAreHighest(s, t.Members, opts.Quorum, leaders) {
-				return nil, false
-			}
-			return leaders, ok
+			return settledLeaders(s, t.Members, opts.Quorum, highest)
 		})
 		out = append(out, ret)
 	}
@@ -39,21 +33,4 @@ func ReturnsOf(t *Timeline, opts Options) []Failover {
 
 func letsBackIn(op chaos.Op) bool {
 	return op == chaos.Resume || op == chaos.Restart || op == chaos.Heal
-}
-
-// leadersAreHighest reports whether every entitled component of s, settled
-// on leaders (in the order SettledLeaders gives them), follows its highest
-// live ID.
-func leadersAreHighest(s chaos.State, members []election.NodeID, q election.QuorumMode, leaders []election.NodeID) bool {
-	i := 0
-	for _, c := range Components(s, members) {
-		if !c.Clique || !Entitled(len(c.Nodes), members, q) {
-			continue
-		}
-		if i >= len(leaders) || leaders[i] != slices.Max(c.Nodes) {
-			return false
-		}
-		i++
-	}
-	return true
 }

@@ -89,6 +89,12 @@ func componentProblem(nodes []election.NodeID, view func(election.NodeID) electi
 // the leader of each entitled component (in the order of their smallest
 // IDs; empty when none is entitled).
 func SettledLeaders(s chaos.State, members []election.NodeID, q election.QuorumMode) ([]election.NodeID, bool) {
+	return settledLeaders(s, members, q, false)
+}
+
+// settledLeaders is SettledLeaders; with highest, an entitled component
+// counts as settled only on its highest live ID (what Bully promises).
+func settledLeaders(s chaos.State, members []election.NodeID, q election.QuorumMode, highest bool) ([]election.NodeID, bool) {
 	comps := Components(s, members)
 	if len(comps) == 0 {
 		return nil, false
@@ -102,9 +108,14 @@ func SettledLeaders(s chaos.State, members []election.NodeID, q election.QuorumM
 		if !componentSettled(c.Nodes, func(n election.NodeID) election.NodeID { return s.Views[n].Leader }, entitled) {
 			return nil, false
 		}
-		if entitled {
-			leaders = append(leaders, s.Views[c.Nodes[0]].Leader)
+		if !entitled {
+			continue
 		}
+		l := s.Views[c.Nodes[0]].Leader
+		if highest && l != slices.Max(c.Nodes) {
+			return nil, false
+		}
+		leaders = append(leaders, l)
 	}
 	return leaders, true
 }
