@@ -170,10 +170,10 @@ func Summarise(results []*Result) []Summary {
 		s.OverlapMean = sum / float64(len(rs))
 		s.Failover = check.Stats(fos)
 		s.FailoverFromInvoke = check.Stats(fromInvoke)
+		if len(returns) > 0 {
+			s.Returns = map[string]check.FailoverStats{}
+		}
 		for op, rs := range returns {
-			if s.Returns == nil {
-				s.Returns = map[string]check.FailoverStats{}
-			}
 			s.Returns[op] = check.Stats(rs)
 		}
 		out = append(out, s)

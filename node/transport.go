@@ -225,11 +225,11 @@ func (n *Node) watchRoutes() {
 			return
 		case <-tick.C:
 		}
-		if c := n.srv.NumRoutes(); c != count || polls%listEvery == 0 {
-			count = c
-		} else {
+		c := n.srv.NumRoutes()
+		if c == count && polls%listEvery != 0 {
 			continue
 		}
+		count = c
 		now := n.peerRoutes()
 		for id, up := range now {
 			switch {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
 )
 
 // What one node costs the machine that runs the engine, measured on the
@@ -31,6 +32,11 @@ func CheckCapacity(ctx context.Context, n int) error {
 		return err
 	}
 	defer cli.Close()
+	return checkCapacity(ctx, cli, n)
+}
+
+// checkCapacity is CheckCapacity on an open engine client.
+func checkCapacity(ctx context.Context, cli *testcontainers.DockerClient, n int) error {
 	res, err := cli.Info(ctx, client.InfoOptions{})
 	if err != nil {
 		return fmt.Errorf("docker: ask the engine what it has: %w", err)

@@ -50,11 +50,12 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	b.mu.Unlock()
 
 	start := time.Now()
-	if err := CheckCapacity(ctx, len(spec.Members)); err != nil {
-		return err
-	}
 	cli, err := newClient(ctx)
 	if err != nil {
+		return err
+	}
+	if err := checkCapacity(ctx, cli, len(spec.Members)); err != nil {
+		cli.Close()
 		return err
 	}
 	b.mu.Lock()
