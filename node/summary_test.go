@@ -73,11 +73,7 @@ func TestSeqNumbersOnlyTheLinesWritten(t *testing.T) {
 			c.awaitLeader(2)
 			c.start(3)
 			c.awaitLeader(3)
-			for _, id := range []election.NodeID{1, 2, 3} {
-				c.awaitLog("a summary line of every node", func(l logLine) bool {
-					return l.node == id && strings.Contains(l.raw, `"event":"summary"`)
-				})
-			}
+			c.awaitSummaries("a summary line of every node", ``, 1, 2, 3)
 			c.stopAll()
 			checkLogs(t, c.allLines(), level)
 		})
@@ -96,11 +92,7 @@ func TestSummaryAgreesWithStatus(t *testing.T) {
 	c.summaryEvery = 50 * time.Millisecond
 	c.startAll()
 	c.awaitLeader(3)
-	for _, id := range []election.NodeID{1, 2, 3} {
-		c.awaitLog("a summary line of every node", func(l logLine) bool {
-			return l.node == id && strings.Contains(l.raw, `"event":"summary"`)
-		})
-	}
+	c.awaitSummaries("a summary line of every node", ``, 1, 2, 3)
 	nodes := map[election.NodeID]*Node{1: c.node(1), 2: c.node(2), 3: c.node(3)}
 	c.stopAll()
 
@@ -241,10 +233,16 @@ func TestSummaryCountsTheRoutesHeld(t *testing.T) {
 	c.summaryEvery = 50 * time.Millisecond
 	c.startAll()
 	c.awaitLeader(3)
-	for _, id := range []election.NodeID{1, 2, 3} {
-		c.awaitLog("a summary line holding both routes", func(l logLine) bool {
-			return l.node == id && strings.Contains(l.raw, `"event":"summary"`) && strings.Contains(l.raw, `"routes":2`)
+	c.awaitSummaries("a summary line holding both routes", `"routes":2`, 1, 2, 3)
+	c.stopAll()
+}
+
+// awaitSummaries waits, for each of ids, for a summary line that also
+// holds the text with (any summary line when with is empty).
+func (c *testCluster) awaitSummaries(what, with string, ids ...election.NodeID) {
+	for _, id := range ids {
+		c.awaitLog(what, func(l logLine) bool {
+			return l.node == id && strings.Contains(l.raw, `"event":"summary"`) && strings.Contains(l.raw, with)
 		})
 	}
-	c.stopAll()
 }

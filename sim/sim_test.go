@@ -98,25 +98,36 @@ func TestRestartBuildsFromPersistedState(t *testing.T) {
 	}
 }
 
+// faultStory plays one run through every kind of fault on s: a partition
+// (and then degrade, if given, while it holds), a pause and a kill, and
+// their undoing, failing t if the simulator reports an error.
+func faultStory(t *testing.T, s *Sim, degrade func()) {
+	t.Helper()
+	s.Start()
+	s.RunFor(700 * time.Millisecond)
+	s.Partition([]election.NodeID{1, 2}, []election.NodeID{3, 4, 5})
+	if degrade != nil {
+		degrade()
+	}
+	s.RunFor(2 * time.Second)
+	s.Pause(2)
+	s.Kill(5)
+	s.RunFor(time.Second)
+	s.Heal()
+	s.Resume(2)
+	s.Restart(5)
+	s.RunFor(2 * time.Second)
+	if s.Err() != nil {
+		t.Fatal(s.Err())
+	}
+}
+
 func TestSameSeedGivesByteIdenticalHistory(t *testing.T) {
 	run := func(seed int64) []byte {
 		var buf bytes.Buffer
 		w := history.NewWriter(&buf)
 		s := newSim(t, Options{Algorithm: "test-maxid", Seed: seed, Delay: Exponential(time.Millisecond, 4*time.Millisecond), Loss: 0.05}, w)
-		s.Start()
-		s.RunFor(700 * time.Millisecond)
-		s.Partition([]election.NodeID{1, 2}, []election.NodeID{3, 4, 5})
-		s.RunFor(2 * time.Second)
-		s.Pause(2)
-		s.Kill(5)
-		s.RunFor(time.Second)
-		s.Heal()
-		s.Resume(2)
-		s.Restart(5)
-		s.RunFor(2 * time.Second)
-		if s.Err() != nil {
-			t.Fatal(s.Err())
-		}
+		faultStory(t, s, nil)
 		return buf.Bytes()
 	}
 	a, b := run(7), run(7)
@@ -132,21 +143,9 @@ func TestResetSimulatorRunsAsANewOne(t *testing.T) {
 	// A run that leaves everything behind: cuts, a paused node, a dead
 	// one, a degraded one, timers and messages still queued.
 	play := func(s *Sim) {
-		s.Start()
-		s.RunFor(700 * time.Millisecond)
-		s.Partition([]election.NodeID{1, 2}, []election.NodeID{3, 4, 5})
-		s.Apply(chaos.Fault{Op: chaos.Delay, Nodes: ids(3), Delay: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}, "")
-		s.RunFor(2 * time.Second)
-		s.Pause(2)
-		s.Kill(5)
-		s.RunFor(time.Second)
-		s.Heal()
-		s.Resume(2)
-		s.Restart(5)
-		s.RunFor(2 * time.Second)
-		if s.Err() != nil {
-			t.Fatal(s.Err())
-		}
+		faultStory(t, s, func() {
+			s.Apply(chaos.Fault{Op: chaos.Delay, Nodes: ids(3), Delay: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}, "")
+		})
 	}
 	opts := Options{Algorithm: "test-maxid", Seed: 7, Delay: Uniform(500*time.Microsecond, 5*time.Millisecond), Loss: 0.05}
 	fresh := func(seed int64) ([]byte, Counts) {
