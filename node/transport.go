@@ -57,6 +57,33 @@ func (n *Node) serverOptions() *server.Options {
 	return opts
 }
 
+// The node's connection to its own embedded server crosses no network,
+// but on a machine starved of CPU (64 containers starting on 2 cores) its
+// handshake took longer than nats.go's 2 s and the server's 2 s auth
+// timeout, and the node exited ("read pipe: i/o timeout"). Nothing else can
+// answer, so the node keeps trying, each attempt given inProcessAttempt,
+// for inProcessConnectTimeout in all.
+const (
+	inProcessAttempt        = 5 * time.Second
+	inProcessConnectTimeout = 30 * time.Second
+)
+
+// connect connects to the node's NATS server at url, trying again while an
+// embedded server's handshake times out (see inProcessConnectTimeout). An
+// external server (NATSURL) gets one attempt: its address may be wrong,
+// and saying so at once is kinder than waiting.
+func (n *Node) connect(url string, nopts []nats.Option) (*nats.Conn, error) {
+	deadline := time.Now().Add(inProcessConnectTimeout)
+	for {
+		nc, err := nats.Connect(url, nopts...)
+		if err == nil || n.srv == nil || time.Now().After(deadline) {
+			return nc, err
+		}
+		n.note(EventNATSError).WithError(err).Warn("connection to the embedded NATS server failed; trying again")
+		time.Sleep(routes.Redial)
+	}
+}
+
 func hostPort(h string, p int) string {
 	if len(h) > 0 && h[0] != '[' && containsColon(h) {
 		h = "[" + h + "]"
@@ -105,10 +132,10 @@ func (n *Node) startNATS() error {
 		if !srv.ReadyForConnections(10 * time.Second) {
 			return fmt.Errorf("node %d: embedded NATS server did not listen on %s:%d (client) and %s:%d (cluster) within 10s; is a port taken?", c.ID, c.ListenHost, c.ClientPort, c.ListenHost, c.ClusterPort)
 		}
-		nopts = append(nopts, nats.InProcessServer(srv))
+		nopts = append(nopts, nats.InProcessServer(srv), nats.Timeout(inProcessAttempt))
 		url = srv.ClientURL()
 	}
-	nc, err := nats.Connect(url, nopts...)
+	nc, err := n.connect(url, nopts)
 	if err != nil {
 		return fmt.Errorf("node %d: connect to NATS at %s: %w", c.ID, url, err)
 	}
