@@ -200,6 +200,10 @@ type node struct {
 	// lastTS is the docker timestamp of the newest line read, where a
 	// re-attached follower resumes (dedupe absorbs the overlap).
 	lastTS time.Time
+	// lastText is the last line the node wrote that is not a log
+	// record (a fatal error goes to stderr as text), clipped: what
+	// an exit report quotes.
+	lastText string
 	// started is signalled after a restart so the follower re-attaches.
 	started chan struct{}
 	// gen counts restarts, so a follower that saw the container down

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
 	"github.com/ringleader-dev/ringleader/history"
@@ -34,11 +36,13 @@ func (b *Backend) follow(ctx context.Context, n *node) {
 		b.mu.Lock()
 		gen := n.gen
 		b.mu.Unlock()
-		running, ierr := b.running(ctx, n)
+		st, ierr := b.state(ctx, n)
+		running := st != nil && st.Running
 		if ctx.Err() != nil {
 			return
 		}
 		if ierr == nil && !running {
+			b.reportExit(n, st)
 			// Down, by a fault or on its own; unless a restart
 			// came in meanwhile (gen moved on).
 			b.mu.Lock()
@@ -70,14 +74,69 @@ func (b *Backend) follow(ctx context.Context, n *node) {
 }
 
 func (b *Backend) running(ctx context.Context, n *node) (bool, error) {
+	st, err := b.state(ctx, n)
+	return st != nil && st.Running, err
+}
+
+func (b *Backend) state(ctx context.Context, n *node) (*container.State, error) {
 	b.mu.Lock()
 	cli := b.cli
 	b.mu.Unlock()
 	res, err := cli.ContainerInspect(ctx, n.cid, client.ContainerInspectOptions{})
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	return res.Container.State != nil && res.Container.State.Running, nil
+	return res.Container.State, nil
+}
+
+// exitedOnItsOwn says why a node's process ended when no fault ended it:
+// the engine killed it for memory, or it exited with a code that neither
+// kill (137) nor stop (143, or 0 after a clean shutdown) gives. Empty for
+// the exits the faults cause.
+func exitedOnItsOwn(st *container.State, lastText string) string {
+	if st == nil || st.Running {
+		return ""
+	}
+	var why string
+	switch {
+	case st.OOMKilled:
+		why = "killed by the engine for memory (OOMKilled)"
+	case st.ExitCode != 0 && st.ExitCode != 137 && st.ExitCode != 143:
+		why = fmt.Sprintf("exited with code %d", st.ExitCode)
+	default:
+		return ""
+	}
+	if lastText != "" {
+		why += ": " + lastText
+	}
+	return why
+}
+
+// lastTextMax bounds the text an exit report quotes: enough for a Go
+// error chain, not a whole panic.
+const lastTextMax = 240
+
+func clipText(b []byte) string {
+	if len(b) > lastTextMax {
+		return strconv.Quote(string(b[:lastTextMax])) + fmt.Sprintf("…(+%d bytes)", len(b)-lastTextMax)
+	}
+	return string(b)
+}
+
+// reportExit tells the person running it, and the history, that node n
+// ended on its own (exitedOnItsOwn): a crash the checks would otherwise
+// only show as a node that is down.
+func (b *Backend) reportExit(n *node, st *container.State) {
+	b.mu.Lock()
+	why := exitedOnItsOwn(st, n.lastText)
+	if why != "" {
+		b.appendRecordLocked(history.Record{Time: time.Now(), Process: "harness", Kind: history.KindMark, Node: n.id,
+			Note: fmt.Sprintf("node %d %s", n.id, why)})
+	}
+	b.mu.Unlock()
+	if why != "" {
+		b.warnf("docker: run %s: node %d %s", b.run, n.id, why)
+	}
 }
 
 func (b *Backend) readLogs(ctx context.Context, n *node) error { return b.readLogsFollow(ctx, n, true) }
@@ -151,6 +210,7 @@ func (b *Backend) handleLine(n *node, line []byte, stderr bool) {
 		return
 	}
 	if stderr || rest[0] != '{' {
+		n.lastText = clipText(rest)
 		b.logf("node %d: %s", n.id, rest)
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/sirupsen/logrus"
 
 	"github.com/ringleader-dev/ringleader/election"
@@ -159,4 +160,22 @@ func freeTCPPort(t *testing.T) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func TestAnExitNoFaultCausesIsReportedWithItsLastWords(t *testing.T) {
+	for _, c := range []struct {
+		st   container.State
+		want string // "" when the exit is a fault's
+	}{
+		{container.State{ExitCode: 137}, ""},
+		{container.State{ExitCode: 143}, ""},
+		{container.State{ExitCode: 0}, ""},
+		{container.State{Running: true}, ""},
+		{container.State{ExitCode: 1}, "exited with code 1: connect to NATS: read pipe: i/o timeout"},
+		{container.State{ExitCode: 137, OOMKilled: true}, "killed by the engine for memory (OOMKilled): connect to NATS: read pipe: i/o timeout"},
+	} {
+		if got := exitedOnItsOwn(&c.st, "connect to NATS: read pipe: i/o timeout"); got != c.want {
+			t.Errorf("exit %+v: %q, want %q", c.st, got, c.want)
+		}
+	}
 }

@@ -28,6 +28,11 @@ func WithReaper(on bool) Option { return func(c *config) { c.reaper = on } }
 // off (a run that has no reaper) to w (default os.Stderr).
 func WithWarnings(w io.Writer) Option { return func(c *config) { c.warn = w } }
 
+// warnf writes one line to the warnings writer.
+func (b *Backend) warnf(format string, args ...any) {
+	fmt.Fprintf(b.cfg.warn, format+"\n", args...)
+}
+
 // reaperSocket is where the engine's socket appears inside the reaper.
 const reaperSocket = "/var/run/docker.sock"
 
