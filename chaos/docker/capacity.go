@@ -14,10 +14,11 @@ import (
 // 2-core build machine (docs/performance.md, "How many containers"). CPU
 // binds first: past NodesPerCore nodes per core, timers fire late, nodes
 // suspect live leaders, and the elections that follow load the machine
-// further until nothing settles. Memory is the node's own (about 25 MiB),
+// further until nothing settles. 64 nodes on 2 cores settle with a
+// two-second suspicion (scenarios/scale/bully-64.yaml), not with 500 ms. Memory is the node's own (about 25 MiB),
 // the engine's per container, and the harness's share of the history.
 const (
-	NodesPerCore = 16
+	NodesPerCore = 32
 	NodeMemory   = 96 << 20
 	// NodesPerCoreEnv overrides NodesPerCore, for a machine measured to
 	// hold more (or less).
@@ -25,23 +26,36 @@ const (
 )
 
 // CheckCapacity refuses a cluster of n nodes that the engine's machine
-// cannot hold, before anything is created, saying why.
+// cannot hold, before anything is created, saying why: too few cores or
+// too little memory, or a kernel neighbour table too small for the mesh
+// that this process may not raise (neighbours.go). Start raises the table
+// when it may.
 func CheckCapacity(ctx context.Context, n int) error {
 	cli, err := newClient(ctx)
 	if err != nil {
 		return err
 	}
 	defer cli.Close()
-	return checkCapacity(ctx, cli, n)
+	_, err = checkCapacity(ctx, cli, n)
+	return err
 }
 
-// checkCapacity is CheckCapacity on an open engine client.
-func checkCapacity(ctx context.Context, cli *testcontainers.DockerClient, n int) error {
+// checkCapacity is CheckCapacity on an open engine client; it also returns
+// what the neighbour table needs, for Start to carry out.
+func checkCapacity(ctx context.Context, cli *testcontainers.DockerClient, n int) (neighbourPlan, error) {
 	res, err := cli.Info(ctx, client.InfoOptions{})
 	if err != nil {
-		return fmt.Errorf("docker: ask the engine what it has: %w", err)
+		return neighbourPlan{}, fmt.Errorf("docker: ask the engine what it has: %w", err)
 	}
-	return admit(n, res.Info.NCPU, res.Info.MemTotal, os.Getenv(NodesPerCoreEnv))
+	if err := admit(n, res.Info.NCPU, res.Info.MemTotal, os.Getenv(NodesPerCoreEnv)); err != nil {
+		return neighbourPlan{}, err
+	}
+	// The table is the engine's kernel's: readable (and raisable) from
+	// here only when the engine is local and runs on this very kernel,
+	// not in a VM of its own (Docker Desktop) or on another machine.
+	_, unix := unixSocket(cli.DaemonHost())
+	local := unix && res.Info.KernelVersion == kernelRelease()
+	return planNeighbours(n, neighbourDir, local, local && writable(neighbourDir))
 }
 
 // admit is CheckCapacity's rule, for an engine with cpus cores and mem

@@ -16,9 +16,10 @@ func TestAdmitRefusesWhatTheMachineCannotHoldAndSaysWhy(t *testing.T) {
 	}{
 		{5, 2, 24 * gib, "", ""},
 		{2 * NodesPerCore, 2, 24 * gib, "", ""},
-		{2*NodesPerCore + 1, 2, 24 * gib, "", "2 CPU(s) × 16 nodes per CPU = 32"},
-		{2*NodesPerCore + 1, 2, 24 * gib, "20", ""},
+		{2*NodesPerCore + 1, 2, 24 * gib, "", "2 CPU(s) × 32 nodes per CPU = 64"},
+		{2*NodesPerCore + 1, 2, 24 * gib, "40", ""},
 		{20, 1, 24 * gib, "16", "Run 16 or fewer"},
+		{128, 2, 24 * gib, "", "Run 64 or fewer"},
 		{20, 1, 24 * gib, "lots", "want a whole number"},
 		{64, 4, 2 * gib, "", "need about 6144 MiB"},
 	} {

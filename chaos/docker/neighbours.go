@@ -1,0 +1,175 @@
+package docker
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// The kernel keeps one neighbour (ARP) table for the whole machine, shared
+// by every network namespace on it. A cluster whose nodes all talk to each
+// other on one bridge needs an entry in it for every node and every peer:
+// n(n−1) entries, 4,032 at 64 nodes. The default hard limit
+// (net.ipv4.neigh.default.gc_thresh3) is 1,024: past it the kernel refuses
+// new entries ("neighbour table overflow" in dmesg) and drops the SYN that
+// wanted one, so at 33 nodes and more the routes of the nodes started last
+// never form and the cluster splits into dozens of leaders
+// (docs/performance.md, "How many containers"). Between the soft limit
+// (gc_thresh2, 512) and the hard one the collector may evict entries idle
+// for a few seconds, which costs a fresh ARP exchange, not a lost packet:
+// 32 nodes (992 entries) pass on the defaults, so only the hard limit
+// admits or refuses.
+
+// neighbourDir is where the kernel shows the table's default limits.
+const neighbourDir = "/proc/sys/net/ipv4/neigh/default"
+
+// neighbourSlack is room for the rest of the machine: the host and other
+// containers. Small, because the harness itself talks to no node over the
+// network.
+const neighbourSlack = 32
+
+// neighboursNeeded is how many neighbour entries a cluster of n nodes
+// holds at once.
+func neighboursNeeded(n int) int { return n*(n-1) + neighbourSlack }
+
+// neighbourLimits are the table's soft and hard limits.
+type neighbourLimits struct {
+	soft, hard int // gc_thresh2, gc_thresh3
+}
+
+func (l neighbourLimits) holds(need int) bool { return need <= l.hard }
+
+// raisedFor is l raised to hold need entries with room to spare: soft to
+// need, hard to twice that (the ratio of the kernel's defaults), neither
+// ever lowered.
+func (l neighbourLimits) raisedFor(need int) neighbourLimits {
+	return neighbourLimits{soft: max(l.soft, need), hard: max(l.hard, 2*need)}
+}
+
+func readNeighbourLimits(dir string) (neighbourLimits, error) {
+	soft, err := readSysctlInt(filepath.Join(dir, "gc_thresh2"))
+	if err != nil {
+		return neighbourLimits{}, err
+	}
+	hard, err := readSysctlInt(filepath.Join(dir, "gc_thresh3"))
+	if err != nil {
+		return neighbourLimits{}, err
+	}
+	return neighbourLimits{soft: soft, hard: hard}, nil
+}
+
+func readSysctlInt(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a number", path, strings.TrimSpace(string(b)))
+	}
+	return v, nil
+}
+
+// writable says whether this process may change the limits in dir,
+// without changing them: opening for writing is refused on a read-only
+// /proc/sys (an unprivileged container) and to anyone but root.
+func writable(dir string) bool {
+	for _, f := range []string{"gc_thresh2", "gc_thresh3"} {
+		fh, err := os.OpenFile(filepath.Join(dir, f), os.O_WRONLY, 0)
+		if err != nil {
+			return false
+		}
+		fh.Close()
+	}
+	return true
+}
+
+// writeNeighbourLimits sets the limits in dir: the hard one first, so that
+// the soft one never stands above it.
+func writeNeighbourLimits(dir string, l neighbourLimits) error {
+	for _, s := range []struct {
+		file string
+		v    int
+	}{{"gc_thresh3", l.hard}, {"gc_thresh2", l.soft}} {
+		if err := os.WriteFile(filepath.Join(dir, s.file), []byte(strconv.Itoa(s.v)+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// neighbourPlan is what a cluster of n nodes needs of the table: nothing
+// (ok), a raise this process can make (raise), or a refusal saying what to
+// run. local says whether the engine runs on this process's kernel; when
+// it does not, the table cannot be seen from here and the plan is only a
+// note. mayWrite says whether this process may raise the limits
+// (writable).
+type neighbourPlan struct {
+	ok       bool
+	raise    bool
+	from, to neighbourLimits
+	note     string // for an engine whose table is out of sight
+}
+
+func planNeighbours(n int, dir string, local, mayWrite bool) (neighbourPlan, error) {
+	need := neighboursNeeded(n)
+	if !local {
+		if need <= 1024 { // fits the kernel's default hard limit
+			return neighbourPlan{ok: true}, nil
+		}
+		return neighbourPlan{ok: true, note: fmt.Sprintf(
+			"%d nodes need about %d entries in the neighbour (ARP) table of the engine's kernel, which this process cannot see; "+
+				"if routes fail to form, raise it on the engine's machine: %s", n, need, sysctlCommand(neighbourLimits{}.raisedFor(need)))}, nil
+	}
+	cur, err := readNeighbourLimits(dir)
+	if err != nil {
+		return neighbourPlan{}, fmt.Errorf("docker: read the kernel's neighbour table limits: %w", err)
+	}
+	if cur.holds(need) {
+		return neighbourPlan{ok: true, from: cur, to: cur}, nil
+	}
+	want := cur.raisedFor(need)
+	if mayWrite {
+		return neighbourPlan{ok: true, raise: true, from: cur, to: want}, nil
+	}
+	return neighbourPlan{}, fmt.Errorf("docker: %d nodes need about %d entries in the kernel's neighbour (ARP) table, one for every node and peer, "+
+		"but it holds %d before evicting (gc_thresh2) and %d at most (gc_thresh3): past that the kernel drops connection attempts "+
+		"(\"neighbour table overflow\" in dmesg) and routes between nodes never form. Raise it as root: %s "+
+		"(ringleader does this itself when it runs as root), or run fewer nodes",
+		n, need, cur.soft, cur.hard, sysctlCommand(want))
+}
+
+func sysctlCommand(l neighbourLimits) string {
+	return fmt.Sprintf("sysctl -w net.ipv4.neigh.default.gc_thresh2=%d net.ipv4.neigh.default.gc_thresh3=%d", l.soft, l.hard)
+}
+
+// apply carries the plan out: the raise, with a line on w saying what
+// changed (it stays changed: a higher limit costs nothing until used, and
+// undoing it under another run's feet would break that run).
+func (p neighbourPlan) apply(dir string, w func(format string, args ...any)) error {
+	if p.note != "" {
+		w("docker: NOTE: %s", p.note)
+	}
+	if !p.raise {
+		return nil
+	}
+	if err := writeNeighbourLimits(dir, p.to); err != nil {
+		return fmt.Errorf("docker: raise the kernel's neighbour table (%s): %w", sysctlCommand(p.to), err)
+	}
+	w("docker: raised the kernel's neighbour (ARP) table so that every node can reach every peer: "+
+		"net.ipv4.neigh.default.gc_thresh2 %d→%d, gc_thresh3 %d→%d (it stays raised; docs/performance.md)",
+		p.from.soft, p.to.soft, p.from.hard, p.to.hard)
+	return nil
+}
+
+// kernelRelease is this process's kernel release, to tell whether the
+// engine runs on the same kernel (it reports its own in Info).
+func kernelRelease() string {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
