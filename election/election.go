@@ -287,19 +287,49 @@ var DefaultTiming = Timing{
 	Answer:    200 * time.Millisecond,
 }
 
-// WithDefaults fills zero fields from DefaultTiming.
-func (t Timing) WithDefaults() Timing {
+// TimingPeersPerBase is how many followers a leader heartbeats per
+// DefaultTiming.Heartbeat at most when the timing is left to the defaults:
+// past it, DefaultTimingFor stretches every timeout in proportion, so that
+// a leader's heartbeat load stays that of a 16-node cluster and a
+// follower's suspicion stays as many heartbeats long. The route pings grow
+// by the same rule (package routes). Measured on 2 cores: 64 containers
+// with the 16-node timing (500 ms suspicion) elected without end while
+// they started, and settled with two seconds (docs/performance.md).
+const TimingPeersPerBase = 15
+
+// DefaultTimingFor is the default timing of a cluster of n nodes:
+// DefaultTiming up to TimingPeersPerBase+1 nodes, then stretched by
+// (n−1)/TimingPeersPerBase (420 ms, 2.1 s and 840 ms at 64).
+func DefaultTimingFor(n int) Timing {
+	peers := n - 1
+	if peers <= TimingPeersPerBase {
+		return DefaultTiming
+	}
+	// The heartbeat in whole 10 ms, rounded up so the load never
+	// exceeds the base; the other two keep their ratios to it.
+	const grain = 10 * time.Millisecond
+	d := DefaultTiming
+	hb := (d.Heartbeat*time.Duration(peers)/TimingPeersPerBase + grain - 1) / grain * grain
+	return Timing{Heartbeat: hb, Suspicion: hb * d.Suspicion / d.Heartbeat, Answer: hb * d.Answer / d.Heartbeat}
+}
+
+// WithDefaultsFor fills zero fields from DefaultTimingFor(n).
+func (t Timing) WithDefaultsFor(n int) Timing {
+	d := DefaultTimingFor(n)
 	if t.Heartbeat <= 0 {
-		t.Heartbeat = DefaultTiming.Heartbeat
+		t.Heartbeat = d.Heartbeat
 	}
 	if t.Suspicion <= 0 {
-		t.Suspicion = DefaultTiming.Suspicion
+		t.Suspicion = d.Suspicion
 	}
 	if t.Answer <= 0 {
-		t.Answer = DefaultTiming.Answer
+		t.Answer = d.Answer
 	}
 	return t
 }
+
+// WithDefaults fills zero fields from DefaultTiming.
+func (t Timing) WithDefaults() Timing { return t.WithDefaultsFor(0) }
 
 // Validate reports a timing that cannot work.
 func (t Timing) Validate() error {

@@ -376,12 +376,12 @@ func (p *parser) cluster(n *yaml.Node) Cluster {
 				*dst, _ = p.duration(dn, "cluster.timing."+key)
 			}
 		}
-		c.Timing = c.Timing.WithDefaults()
+		c.Timing = c.Timing.WithDefaultsFor(len(c.IDs))
 		if err := c.Timing.Validate(); err != nil {
 			p.errf(v, "cluster.timing", "%v", err)
 		}
 	}
-	c.Timing = c.Timing.WithDefaults()
+	c.Timing = c.Timing.WithDefaultsFor(len(c.IDs))
 	return c
 }
 
