@@ -79,7 +79,7 @@ test: vet ## the whole test suite, race detector on, container chaos tests inclu
 fuzz: ## fuzz the wire decoder for 60 s
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./wire/
 
-bench: build ## every figure of docs/performance.md: Go benchmarks, simulator scale, explorer speed, then (bench-containers) failover, return and 32 containers
+bench: build ## every figure of docs/performance.md: Go benchmarks, simulator scale, explorer speed, then (bench-containers) failover, return, 32 and 64 containers
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	@echo "== simulator: fault-free elections at scale"
 	./$(BIN) sim complexity --algorithm hs --n 100000 --arrangement random
@@ -89,10 +89,11 @@ bench: build ## every figure of docs/performance.md: Go benchmarks, simulator sc
 	./$(BIN) sim explore --algorithm bully --n 5 --quorum majority --schedules 10000 --seed 1 | head -2
 	$(MAKE) bench-containers
 
-bench-containers: build images ## container figures: silent failure and resume (20 runs), heal (10), 32 nodes (10); repeat summaries only
+bench-containers: build images ## container figures: silent failure and resume (20 runs), heal (10), 32 nodes (10), 64 nodes (3); repeat summaries only
 	./$(BIN) run --backend docker --build=false --repeat 20 scenarios/leader-paused.yaml | sed -n '/^leader-paused:/,$$p'
 	./$(BIN) run --backend docker --build=false --repeat 10 scenarios/leader-returns-quorum.yaml scenarios/split-brain-no-quorum.yaml | sed -n '/^leader-returns-quorum:/,$$p'
 	./$(BIN) run --backend docker --build=false --repeat 10 scenarios/scale/bully-32.yaml | sed -n '/^bully-scale-32:/,$$p'
+	./$(BIN) run --backend docker --build=false --repeat 3 scenarios/scale/bully-64.yaml | sed -n '/^bully-scale-64:/,$$p'
 
 clean: ## remove everything any ringleader run left behind (containers, networks, images) and bin/
 	-@test -x $(BIN) || $(MAKE) build
