@@ -25,6 +25,9 @@ import (
 // neighbourDir is where the kernel shows the table's default limits.
 const neighbourDir = "/proc/sys/net/ipv4/neigh/default"
 
+// defaultNeighbourHard is the kernel's default gc_thresh3.
+const defaultNeighbourHard = 1024
+
 // neighbourSlack is room for the rest of the machine: the host and other
 // containers. Small, because the harness itself talks to no node over the
 // network.
@@ -115,17 +118,24 @@ type neighbourPlan struct {
 
 func planNeighbours(n int, dir string, local, mayWrite bool) (neighbourPlan, error) {
 	need := neighboursNeeded(n)
-	if !local {
-		if need <= 1024 { // fits the kernel's default hard limit
+	var cur neighbourLimits
+	var err error
+	if local {
+		cur, err = readNeighbourLimits(dir)
+	}
+	if !local || err != nil {
+		// Out of sight: say what to check, only when the mesh
+		// outgrows the kernel's default hard limit.
+		if need <= defaultNeighbourHard {
 			return neighbourPlan{ok: true}, nil
 		}
+		why := "which this process cannot see"
+		if err != nil {
+			why = fmt.Sprintf("whose limits this process cannot read (%v)", err)
+		}
 		return neighbourPlan{ok: true, note: fmt.Sprintf(
-			"%d nodes need about %d entries in the neighbour (ARP) table of the engine's kernel, which this process cannot see; "+
-				"if routes fail to form, raise it on the engine's machine: %s", n, need, sysctlCommand(neighbourLimits{}.raisedFor(need)))}, nil
-	}
-	cur, err := readNeighbourLimits(dir)
-	if err != nil {
-		return neighbourPlan{}, fmt.Errorf("docker: read the kernel's neighbour table limits: %w", err)
+			"%d nodes need about %d entries in the neighbour (ARP) table of the engine's kernel, %s; "+
+				"if routes fail to form, raise it on the engine's machine: %s", n, need, why, sysctlCommand(neighbourLimits{}.raisedFor(need)))}, nil
 	}
 	if cur.holds(need) {
 		return neighbourPlan{ok: true, from: cur, to: cur}, nil
