@@ -276,5 +276,26 @@ func checkCapacity(scs []*scenario.Scenario) int {
 		fmt.Fprintf(os.Stderr, "ringleader run: %s: %v\n", largest.File, err)
 		return 2
 	}
+	for _, sc := range scs {
+		if note := hastyTiming(sc); note != "" {
+			fmt.Fprintf(os.Stderr, "ringleader run: %s: note: %s\n", sc.File, note)
+		}
+	}
 	return 0
+}
+
+// hastyTiming is a note for a scenario that gives a large cluster a
+// suspicion shorter than the default for its size (election.DefaultTimingFor):
+// admitted, since the timing is the scenario's to choose, but measured on
+// 2 cores to turn a leader's death into elections that never settle
+// (48 and 64 nodes with 500 ms, docs/performance.md).
+func hastyTiming(sc *scenario.Scenario) string {
+	n := len(sc.Members())
+	want := election.DefaultTimingFor(n)
+	if want == election.DefaultTiming || sc.Cluster.Timing.Suspicion >= want.Suspicion {
+		return ""
+	}
+	return fmt.Sprintf("%d nodes with a %v suspicion, shorter than the %v the defaults give that many; "+
+		"on a small machine a leader's death can then set every node electing at once without settling (docs/performance.md, \"How many containers\"). "+
+		"Leave the timing out to get the defaults", n, sc.Cluster.Timing.Suspicion, want.Suspicion)
 }
