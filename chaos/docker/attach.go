@@ -371,7 +371,7 @@ func (b *Backend) detach(ctx context.Context) error {
 	defer cancel()
 	var errs []error
 	for _, id := range gone {
-		if _, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true}); err != nil && !isNotFound(err) {
+		if _, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !isNotFound(err) {
 			errs = append(errs, err)
 		}
 	}

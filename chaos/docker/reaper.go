@@ -114,7 +114,7 @@ func (b *Backend) startReaper(ctx context.Context, cli *client.Client) error {
 	fail := func(err error) error {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		cli.ContainerRemove(rctx, created.ID, client.ContainerRemoveOptions{Force: true})
+		cli.ContainerRemove(rctx, created.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 		return fmt.Errorf("docker: run %s: the reaper (%s): %w", b.run, name, err)
 	}
 	// The connection must outlive ctx (Start's): only its end, with
@@ -198,7 +198,7 @@ func removeUnstartedReapers(ctx context.Context, cli client.APIClient, logf func
 		if time.Since(time.Unix(c.Created, 0)) < unstartedAge {
 			continue
 		}
-		if _, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true}); err == nil {
+		if _, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err == nil {
 			logf("removed %s, a reaper created %v ago and never started", strings.TrimPrefix(strings.Join(c.Names, ","), "/"), time.Since(time.Unix(c.Created, 0)).Round(time.Second))
 		}
 	}
@@ -254,7 +254,7 @@ func (b *Backend) stopReaper(ctx context.Context, cli client.APIClient) (reaping
 	}
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer rcancel()
-	if _, err := cli.ContainerRemove(rctx, w.id, client.ContainerRemoveOptions{Force: true}); err != nil && !isNotFound(err) {
+	if _, err := cli.ContainerRemove(rctx, w.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !isNotFound(err) {
 		return false, fmt.Errorf("remove the reaper %s: %w", w.name, err)
 	}
 	return false, nil

@@ -140,9 +140,11 @@ func TestUnstartedReapersGo(t *testing.T) {
 	ctx := context.Background()
 	run, cli := reaperRun(t)
 	c, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
-		Name:       "rl-" + run + "-reaper",
-		Config:     &container.Config{Image: testImage, Labels: labels(run, RoleReaper)},
-		HostConfig: &container.HostConfig{AutoRemove: true},
+		Name:   "rl-" + run + "-reaper",
+		Config: &container.Config{Image: testImage, Labels: labels(run, RoleReaper)},
+		// As the real reaper: a tmpfs where the image declares its
+		// VOLUME, or the create makes an anonymous volume.
+		HostConfig: &container.HostConfig{AutoRemove: true, Tmpfs: map[string]string{stateDir: ""}},
 	})
 	if err != nil {
 		t.Fatal(err)
