@@ -189,11 +189,15 @@ const clipLen = 40
 // Clip quotes s for a log line, cut to its first clipLen bytes with the
 // length of what was left out: a 60 KB type field costs 60 bytes of log, not
 // 60 KB.
-func Clip(s string) string {
-	if len(s) <= clipLen {
+func Clip(s string) string { return ClipTo(s, clipLen) }
+
+// ClipTo is Clip with a bound of n bytes, for text that deserves more room
+// than a rejected field (a crashed node's last words).
+func ClipTo(s string, n int) string {
+	if len(s) <= n {
 		return fmt.Sprintf("%q", s)
 	}
-	return fmt.Sprintf("%q…(+%d bytes)", s[:clipLen], len(s)-clipLen)
+	return fmt.Sprintf("%q…(+%d bytes)", s[:n], len(s)-n)
 }
 
 func validType(t string) bool {

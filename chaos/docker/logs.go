@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/moby/moby/api/pkg/stdcopy"
@@ -12,6 +11,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/wire"
 )
 
 // follow streams one node's log into the history for the life of the run.
@@ -116,13 +116,6 @@ func exitedOnItsOwn(st *container.State, lastText string) string {
 // error chain, not a whole panic.
 const lastTextMax = 240
 
-func clipText(b []byte) string {
-	if len(b) > lastTextMax {
-		return strconv.Quote(string(b[:lastTextMax])) + fmt.Sprintf("…(+%d bytes)", len(b)-lastTextMax)
-	}
-	return string(b)
-}
-
 // reportExit tells the person running it, and the history, that node n
 // ended on its own (exitedOnItsOwn): a crash the checks would otherwise
 // only show as a node that is down.
@@ -210,7 +203,7 @@ func (b *Backend) handleLine(n *node, line []byte, stderr bool) {
 		return
 	}
 	if stderr || rest[0] != '{' {
-		n.lastText = clipText(rest)
+		n.lastText = wire.ClipTo(string(rest), lastTextMax)
 		b.logf("node %d: %s", n.id, rest)
 		return
 	}
