@@ -103,19 +103,19 @@ func writeNeighbourLimits(dir string, l neighbourLimits) error {
 	return nil
 }
 
-// neighbourPlan is what a cluster of n nodes needs of the table: nothing
-// (ok), a raise this process can make (raise), or a refusal saying what to
-// run. local says whether the engine runs on this process's kernel; when
-// it does not, the table cannot be seen from here and the plan is only a
-// note. mayWrite says whether this process may raise the limits
-// (writable).
+// neighbourPlan is what a cluster needs of the table: nothing (the zero
+// plan), a raise this process can make, or only a note when the table is
+// out of sight.
 type neighbourPlan struct {
-	ok       bool
 	raise    bool
 	from, to neighbourLimits
 	note     string // for an engine whose table is out of sight
 }
 
+// planNeighbours plans the table for n nodes, or refuses saying what to
+// run. local says whether the engine runs on this process's kernel (when
+// it does not, the table cannot be seen from here); mayWrite whether this
+// process may raise the limits (writable).
 func planNeighbours(n int, dir string, local, mayWrite bool) (neighbourPlan, error) {
 	need := neighboursNeeded(n)
 	var cur neighbourLimits
@@ -127,22 +127,22 @@ func planNeighbours(n int, dir string, local, mayWrite bool) (neighbourPlan, err
 		// Out of sight: say what to check, only when the mesh
 		// outgrows the kernel's default hard limit.
 		if need <= defaultNeighbourHard {
-			return neighbourPlan{ok: true}, nil
+			return neighbourPlan{}, nil
 		}
 		why := "which this process cannot see"
 		if err != nil {
 			why = fmt.Sprintf("whose limits this process cannot read (%v)", err)
 		}
-		return neighbourPlan{ok: true, note: fmt.Sprintf(
+		return neighbourPlan{note: fmt.Sprintf(
 			"%d nodes need about %d entries in the neighbour (ARP) table of the engine's kernel, %s; "+
 				"if routes fail to form, raise it on the engine's machine: %s", n, need, why, sysctlCommand(neighbourLimits{}.raisedFor(need)))}, nil
 	}
 	if cur.holds(need) {
-		return neighbourPlan{ok: true, from: cur, to: cur}, nil
+		return neighbourPlan{from: cur, to: cur}, nil
 	}
 	want := cur.raisedFor(need)
 	if mayWrite {
-		return neighbourPlan{ok: true, raise: true, from: cur, to: want}, nil
+		return neighbourPlan{raise: true, from: cur, to: want}, nil
 	}
 	return neighbourPlan{}, fmt.Errorf("docker: %d nodes need about %d entries in the kernel's neighbour (ARP) table, one for every node and peer, "+
 		"but it holds %d before evicting (gc_thresh2) and %d at most (gc_thresh3): past that the kernel drops connection attempts "+
