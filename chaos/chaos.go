@@ -8,7 +8,6 @@ package chaos
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -34,8 +33,15 @@ const (
 	Delay     Op = "delay"     // delay packets to/from Nodes
 )
 
-// Ops lists every operation, for help text and validation.
-var Ops = []Op{Kill, Stop, Restart, Pause, Resume, Partition, Heal, Loss, Delay}
+// Ops lists every operation, for help text and validation, in the order
+// of the kinds (kind.go).
+var Ops = func() []Op {
+	ops := make([]Op, len(kindList))
+	for i, k := range kindList {
+		ops[i] = k.Op
+	}
+	return ops
+}()
 
 // Fault is one resolved fault: targets are node IDs by now, not "leader".
 type Fault struct {
@@ -54,6 +60,9 @@ type Fault struct {
 	Loss float64
 	// Delay and Jitter for Op Delay.
 	Delay, Jitter time.Duration
+	// Rate (0: unchanged) and Jump for Op Clock.
+	Rate float64
+	Jump time.Duration
 }
 
 // CutLinks returns every directed link the partition cuts: Links plus, for
@@ -100,13 +109,24 @@ func (f Fault) CutLinks(members []election.NodeID) [][2]election.NodeID {
 // ok record.
 func (f Fault) Record(t time.Time, target string, p history.FaultPhase, note string, err error) history.Record {
 	hf := &history.Fault{Op: string(f.Op), Phase: p, Target: target, Nodes: f.Nodes, Groups: f.Groups, Links: f.Links, Note: note}
-	if f.Loss > 0 || f.Delay > 0 || f.Jitter > 0 {
-		hf.Params = &history.FaultParams{Loss: f.Loss, Delay: history.Duration(f.Delay), Jitter: history.Duration(f.Jitter)}
+	if f.Loss > 0 || f.Delay > 0 || f.Jitter > 0 || f.Rate != 0 || f.Jump != 0 {
+		hf.Params = &history.FaultParams{Loss: f.Loss, Delay: history.Duration(f.Delay), Jitter: history.Duration(f.Jitter), Rate: f.Rate, Jump: history.Duration(f.Jump)}
 	}
 	if err != nil {
 		hf.Error = err.Error()
 	}
 	return history.Record{Time: t, Process: history.NemesisProcess, Kind: history.KindFault, Fault: hf}
+}
+
+// FaultOf is the fault a history record describes: what the timeline
+// replays through State.Apply.
+func FaultOf(hf *history.Fault) Fault {
+	f := Fault{Op: Op(hf.Op), Nodes: hf.Nodes, Groups: hf.Groups, Links: hf.Links}
+	if p := hf.Params; p != nil {
+		f.Loss, f.Delay, f.Jitter = p.Loss, time.Duration(p.Delay), time.Duration(p.Jitter)
+		f.Rate, f.Jump = p.Rate, time.Duration(p.Jump)
+	}
+	return f
 }
 
 // ClusterSpec is what a backend starts.
@@ -146,34 +166,8 @@ func (s ClusterSpec) Validate() error {
 // builds no machine.
 var dummyRand = rand.New(rand.NewPCG(0, 0))
 
-// State is a backend's snapshot of the cluster.
-type State struct {
-	// Views holds each node's last recorded view (absent: none yet).
-	Views map[election.NodeID]election.View
-	// Up: the node's process runs (not killed or stopped). A paused node
-	// is Up and Paused.
-	Up     map[election.NodeID]bool
-	Paused map[election.NodeID]bool
-	// Cut holds the directed links currently cut.
-	Cut map[[2]election.NodeID]bool
-	// Degraded holds the nodes with loss or delay in force.
-	Degraded map[election.NodeID]bool
-}
-
 // Live reports whether id runs and is not paused.
 func (s State) Live(id election.NodeID) bool { return s.Up[id] && !s.Paused[id] }
-
-// Clone returns a deep copy whose maps are never nil.
-func (s State) Clone() State {
-	return State{Views: cloneMap(s.Views), Up: cloneMap(s.Up), Paused: cloneMap(s.Paused), Cut: cloneMap(s.Cut), Degraded: cloneMap(s.Degraded)}
-}
-
-func cloneMap[K comparable, V any](m map[K]V) map[K]V {
-	if m == nil {
-		return map[K]V{}
-	}
-	return maps.Clone(m)
-}
 
 // CommonLeader is the leader the most live members view (ties go to the
 // higher ID, as Bully would); None when no live member views one.
@@ -266,7 +260,7 @@ func (s State) Status(id election.NodeID) string {
 // Steady is the state of a cluster at rest: every member up and viewing
 // leader (None: every member undecided), nothing cut. Tests start from it.
 func Steady(members []election.NodeID, leader election.NodeID) State {
-	s := State{Views: map[election.NodeID]election.View{}, Up: map[election.NodeID]bool{}, Paused: map[election.NodeID]bool{}, Cut: map[[2]election.NodeID]bool{}, Degraded: map[election.NodeID]bool{}}
+	s := NewState()
 	for _, m := range members {
 		s.Up[m] = true
 		s.Views[m] = ViewOf(m, leader)

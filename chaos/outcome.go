@@ -46,35 +46,53 @@ type Outcome struct {
 //     restarts or resumes nodes;
 //   - any node that is not a member: an error.
 func Decide(f Fault, s State, members []election.NodeID) (Outcome, error) {
+	k, ok := kinds[f.Op]
+	if !ok {
+		return Outcome{}, fmt.Errorf("unknown fault %q (valid: %v)", f.Op, Ops)
+	}
 	if err := checkMembers(f, members); err != nil {
 		return Outcome{}, err
 	}
-	switch f.Op {
-	case Kill, Stop, Restart, Pause, Resume:
-		return decideNodes(f, s)
-	case Loss:
-		return decideLoss(f, s)
-	case Delay:
-		return decideDelay(f, s)
-	case Partition:
-		links := f.CutLinks(members)
-		if len(links) == 0 {
-			return Outcome{}, fmt.Errorf("partition: it cuts no link (give groups with nodes on different sides, or links)")
-		}
-		for _, l := range links {
-			if l[0] == l[1] {
-				return Outcome{}, fmt.Errorf("partition: link %d->%d cuts a node from itself", l[0], l[1])
-			}
-		}
-		return Outcome{Fault: f}, nil
-	case Heal:
-		if len(s.Cut) == 0 && len(s.Degraded) == 0 {
-			return Outcome{Fault: f, Note: "no-op: nothing is cut, lost or delayed"}, nil
-		}
-		return Outcome{Fault: f}, nil
-	}
-	return Outcome{}, fmt.Errorf("unknown fault %q (valid: %v)", f.Op, Ops)
+	return k.decide(f, s, members)
 }
+
+// decidePartition refuses a partition that cuts nothing or cuts a node
+// from itself.
+func decidePartition(f Fault, _ State, members []election.NodeID) (Outcome, error) {
+	links := f.CutLinks(members)
+	if len(links) == 0 {
+		return Outcome{}, fmt.Errorf("partition: it cuts no link (give groups with nodes on different sides, or links)")
+	}
+	for _, l := range links {
+		if l[0] == l[1] {
+			return Outcome{}, fmt.Errorf("partition: link %d->%d cuts a node from itself", l[0], l[1])
+		}
+	}
+	return Outcome{Fault: f}, nil
+}
+
+// decideHeal: healing nothing is a recorded no-op.
+func decideHeal(f Fault, s State, _ []election.NodeID) (Outcome, error) {
+	if !s.NetworkFaulted() {
+		return Outcome{Fault: f, Note: "no-op: nothing is cut, lost or delayed"}, nil
+	}
+	return Outcome{Fault: f}, nil
+}
+
+// UnsupportedError is the outcome of a fault kind a backend cannot carry
+// out: explicit, so that the backend conformance suite can check it and a
+// person is told which world lacks what.
+type UnsupportedError struct {
+	Op      Op
+	Backend string
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("%s: unsupported on %s", e.Op, e.Backend)
+}
+
+// Unsupported is the error of fault op on a backend that cannot do it.
+func Unsupported(op Op, backend string) error { return &UnsupportedError{Op: op, Backend: backend} }
 
 // checkMembers refuses any node outside the membership, wherever it is named.
 func checkMembers(f Fault, members []election.NodeID) error {
@@ -107,7 +125,7 @@ func checkMembers(f Fault, members []election.NodeID) error {
 }
 
 // decideNodes keeps the nodes a lifecycle fault changes and notes the rest.
-func decideNodes(f Fault, s State) (Outcome, error) {
+func decideNodes(f Fault, s State, _ []election.NodeID) (Outcome, error) {
 	if len(f.Nodes) == 0 {
 		return Outcome{}, fmt.Errorf("%s: no target nodes", f.Op)
 	}
@@ -147,19 +165,14 @@ func decideNodes(f Fault, s State) (Outcome, error) {
 		}
 		out.Fault.Nodes = append(out.Fault.Nodes, id)
 	}
-	switch {
-	case len(already) > 0 && len(out.Fault.Nodes) == 0:
-		out.Note = "no-op: " + strings.Join(already, ", ")
-	case len(already) > 0:
-		out.Note = "left alone: " + strings.Join(already, ", ")
-	}
+	out.Note = noteAlready(already, len(out.Fault.Nodes))
 	return out, nil
 }
 
 // decideLoss checks the probability and rounds it to a whole percent, the
 // finest loss the container rules express, so both worlds drop the same
 // fraction.
-func decideLoss(f Fault, s State) (Outcome, error) {
+func decideLoss(f Fault, s State, _ []election.NodeID) (Outcome, error) {
 	if len(f.Nodes) == 0 {
 		return Outcome{}, fmt.Errorf("loss: no target nodes (to hit every node, target all)")
 	}
@@ -179,7 +192,7 @@ func decideLoss(f Fault, s State) (Outcome, error) {
 }
 
 // decideDelay checks the delay; 0 with no jitter removes it.
-func decideDelay(f Fault, s State) (Outcome, error) {
+func decideDelay(f Fault, s State, _ []election.NodeID) (Outcome, error) {
 	if len(f.Nodes) == 0 {
 		return Outcome{}, fmt.Errorf("delay: no target nodes (to delay every node, target all)")
 	}
@@ -194,13 +207,12 @@ func decideDelay(f Fault, s State) (Outcome, error) {
 
 // noteUntouched is the note of a removal of loss or delay: which targets
 // had neither in force, so that the removal changes nothing for them.
-// State keeps loss and delay together (Degraded), so a node with delay
-// only still counts as touched by a loss removal; carrying that one out
-// changes nothing either, it just goes unnoted.
+// A node with delay only still counts as touched by a loss removal;
+// carrying that one out changes nothing either, it just goes unnoted.
 func noteUntouched(nodes []election.NodeID, s State, what string) string {
 	var none []string
 	for _, id := range nodes {
-		if !s.Degraded[id] {
+		if !s.Degraded(id) {
 			none = append(none, fmt.Sprintf("node %d has no %s", id, what))
 		}
 	}

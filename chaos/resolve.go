@@ -12,20 +12,13 @@ import (
 // running node can be killed, only a down one restarted, only a paused one
 // resumed. Symbolic targets pick from it.
 func pool(op Op, s State, members []election.NodeID) []election.NodeID {
+	in := isUp // partition shapes choose among running nodes
+	if k, ok := kinds[op]; ok && k.pool != nil {
+		in = k.pool
+	}
 	var out []election.NodeID
 	for _, m := range members {
-		var in bool
-		switch op {
-		case Restart:
-			in = !s.Up[m]
-		case Resume:
-			in = s.Up[m] && s.Paused[m]
-		case Pause:
-			in = s.Live(m)
-		default: // kill, stop, loss, delay, partition shapes
-			in = s.Up[m]
-		}
-		if in {
+		if in(s, m) {
 			out = append(out, m)
 		}
 	}
@@ -106,23 +99,18 @@ func verb(op Op) string {
 func (st Spec) Resolve(s State, members []election.NodeID, rng *rand.Rand) (Fault, error) {
 	f := Fault{Op: st.Op}
 	var err error
-	switch st.Op {
-	case Kill, Stop, Restart, Pause, Resume:
+	k, ok := kinds[st.Op]
+	switch {
+	case !ok:
+		return f, fmt.Errorf("%q is not a fault (valid: %v)", st.Op, Ops)
+	case len(k.Targets) > 0:
 		f.Nodes, err = ResolveTarget(st.Target, st.Op, s, members, rng)
-	case Loss:
-		f.Nodes, err = ResolveTarget(st.Target, st.Op, s, members, rng)
-		f.Loss = st.Loss
-	case Delay:
-		f.Nodes, err = ResolveTarget(st.Target, st.Op, s, members, rng)
-		f.Delay, f.Jitter = st.Delay, st.Jitter
-	case Heal:
-	case Partition:
+		f.Loss, f.Delay, f.Jitter, f.Rate, f.Jump = st.Loss, st.Delay, st.Jitter, st.Rate, st.Jump
+	case st.Op == Partition:
 		if st.Partition == nil {
 			return f, fmt.Errorf("partition: no form given")
 		}
 		f.Groups, f.Links, f.Nodes, err = partition(st.Partition, s, members, rng)
-	default:
-		return f, fmt.Errorf("%q is not a fault (valid: %v)", st.Op, Ops)
 	}
 	return f, err
 }

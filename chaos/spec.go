@@ -88,19 +88,10 @@ func (t Target) IsRandom() bool {
 // crashTargets are the targets of faults that hurt running nodes.
 var crashTargets = []TargetKind{TargetLeader, TargetFollower, TargetOne, TargetMinority, TargetMajority, TargetAll}
 
-// TargetsFor lists the symbolic targets that make sense for op. A restart
-// of "the leader" or a pause of "the paused nodes" means nothing.
-func TargetsFor(op Op) []TargetKind {
-	switch op {
-	case Kill, Stop, Pause, Loss, Delay:
-		return crashTargets
-	case Restart:
-		return []TargetKind{TargetDown, TargetOne, TargetAll}
-	case Resume:
-		return []TargetKind{TargetPaused, TargetOne, TargetAll}
-	}
-	return nil
-}
+// TargetsFor lists the symbolic targets that make sense for op (its
+// kind's). A restart of "the leader" or a pause of "the paused nodes"
+// means nothing.
+func TargetsFor(op Op) []TargetKind { return kinds[op].Targets }
 
 // TargetsForShape lists the targets a shape takes (none: it takes none).
 func TargetsForShape(s Shape) []TargetKind {
@@ -156,6 +147,9 @@ type Spec struct {
 	// the added latency.
 	Loss          float64
 	Delay, Jitter time.Duration
+	// Rate (0: unchanged) and Jump of a clock fault.
+	Rate float64
+	Jump time.Duration
 }
 
 // String is the fault as a person would say it, for progress lines.
@@ -172,6 +166,8 @@ func (s Spec) String() string {
 			return fmt.Sprintf("delay %v±%v %s", s.Delay, s.Jitter, s.Target)
 		}
 		return fmt.Sprintf("delay %v %s", s.Delay, s.Target)
+	case Clock:
+		return fmt.Sprintf("clock %s %s", ClockText(s.Rate, s.Jump), s.Target)
 	}
 	return fmt.Sprintf("%s %s", s.Op, s.Target)
 }

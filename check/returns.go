@@ -31,6 +31,4 @@ func ReturnsOf(t *Timeline, opts Options) []Failover {
 	return out
 }
 
-func letsBackIn(op chaos.Op) bool {
-	return op == chaos.Resume || op == chaos.Restart || op == chaos.Heal
-}
+func letsBackIn(op chaos.Op) bool { return chaos.LetsBackIn(op) }

@@ -103,8 +103,28 @@ type Timeline struct {
 // StateAt builds those for the few instants a checker asks about.
 type snapshot struct {
 	at    time.Time
-	cut   map[[2]election.NodeID]bool
+	net   *netFaults
 	fault bool // made by a fault record
+}
+
+// netFaults is the part of the world model a snapshot shares with the
+// snapshots before it until a fault changes it: cut links, loss, delay
+// and clocks, as chaos.State.Apply left them. Never written once taken.
+type netFaults struct {
+	cut    map[[2]election.NodeID]bool
+	loss   map[election.NodeID]float64
+	delay  map[election.NodeID]chaos.Latency
+	clocks map[election.NodeID]chaos.Skew
+}
+
+// frozenFrom is w's network and clock part, when it differs from prev
+// (else prev itself, shared).
+func frozenFrom(w chaos.State, prev *netFaults) *netFaults {
+	if prev != nil && maps.Equal(w.Cut, prev.cut) && maps.Equal(w.Loss, prev.loss) &&
+		maps.Equal(w.Delay, prev.delay) && maps.Equal(w.Clocks, prev.clocks) {
+		return prev
+	}
+	return &netFaults{cut: maps.Clone(w.Cut), loss: maps.Clone(w.Loss), delay: maps.Clone(w.Delay), clocks: maps.Clone(w.Clocks)}
 }
 
 // memberState is one member's part of a snapshot: 24 bytes, its view's
@@ -152,15 +172,16 @@ func (m memberState) status() Status {
 }
 
 // state builds snapshot i's cluster state. Its maps are the caller's,
-// except Cut, which it must not modify.
+// except Cut, Loss, Delay and Clocks, which it must not modify.
 func (t *Timeline) state(i int) chaos.State {
 	var s chaos.State
 	t.fill(i, &s)
 	return s
 }
 
-// fill makes s snapshot i's cluster state, reusing s's maps (Cut aside,
-// which is the snapshot's own and must not be modified). A checker that
+// fill makes s snapshot i's cluster state, reusing s's maps (Cut, Loss,
+// Delay and Clocks aside, which are the snapshot's own and must not be
+// modified). A checker that
 // looks at one instant after another and keeps nothing of what it saw
 // (liveness searching for a settled one) refills one state rather than
 // building maps for each.
@@ -175,7 +196,8 @@ func (t *Timeline) fill(i int, s *chaos.State) {
 		clear(s.Up)
 		clear(s.Paused)
 	}
-	s.Cut, s.Degraded = t.snaps[i].cut, nil
+	net := t.snaps[i].net
+	s.Cut, s.Loss, s.Delay, s.Clocks = net.cut, net.loss, net.delay, net.clocks
 	for j, m := range t.slots[i*n : (i+1)*n] {
 		id := t.Members[j]
 		s.Up[id] = m.up
@@ -276,18 +298,20 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 	for i := range cur {
 		cur[i].up = true
 	}
-	cut := map[[2]election.NodeID]bool{}    // the cut links in force
-	frozen := map[[2]election.NodeID]bool{} // the latest snapshot's, never written
-	cutWritten := false                     // cut may differ from frozen
+	// world is the fault part of the state, replayed through
+	// chaos.State.Apply like every world applies faults; its network and
+	// clock part is frozen into the snapshots when it changes.
+	world := chaos.NewState()
+	for _, m := range t.Members {
+		world.Up[m] = true
+	}
+	var frozen *netFaults
 	snaps := stateRecords(recs) + 1
 	t.snaps = make([]snapshot, 0, snaps)
 	t.slots = make([]memberState, 0, snaps*n)
 	take := func(at time.Time, fault bool) {
-		if cutWritten && !maps.Equal(cut, frozen) {
-			frozen = maps.Clone(cut)
-		}
-		cutWritten = false
-		t.snaps = append(t.snaps, snapshot{at: at, cut: frozen, fault: fault})
+		frozen = frozenFrom(world, frozen)
+		t.snaps = append(t.snaps, snapshot{at: at, net: frozen, fault: fault})
 		t.slots = append(t.slots, cur...)
 	}
 	take(t.Start, false)
@@ -302,6 +326,8 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 		}
 		cur[p] = memberState{} // down: no view, not paused
 		deadBoot[p] = lastBoot[p]
+		world.Up[t.Members[p]] = false
+		delete(world.Paused, t.Members[p])
 		return true
 	}
 	comeUp := func(p int) bool {
@@ -309,7 +335,29 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 			return false
 		}
 		cur[p] = memberState{up: true} // a new process: no view yet
+		world.Up[t.Members[p]] = true
 		return true
+	}
+	// follow brings the members a fault named to what the world model
+	// now says of them.
+	follow := func(ids []election.NodeID) (changed bool) {
+		for _, id := range ids {
+			p := pos.of(id)
+			if p < 0 {
+				continue
+			}
+			switch up := world.Up[id]; {
+			case up && !cur[p].up:
+				changed = comeUp(p) || changed
+			case !up && cur[p].up:
+				changed = goDown(p) || changed
+			}
+			if paused := cur[p].up && world.Paused[id]; paused != cur[p].paused {
+				cur[p].paused = paused
+				changed = true
+			}
+		}
+		return changed
 	}
 
 	for _, r := range recs {
@@ -319,44 +367,8 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 			if r.Fault.Phase != history.FaultOK {
 				break
 			}
-			f := r.Fault
-			switch chaos.Op(f.Op) {
-			case chaos.Kill, chaos.Stop:
-				for _, id := range f.Nodes {
-					changed = goDown(pos.of(id)) || changed
-				}
-			case chaos.Restart:
-				for _, id := range f.Nodes {
-					changed = comeUp(pos.of(id)) || changed
-				}
-			case chaos.Pause:
-				for _, id := range f.Nodes {
-					if p := pos.of(id); p >= 0 && cur[p].up && !cur[p].paused {
-						cur[p].paused = true
-						changed = true
-					}
-				}
-			case chaos.Resume:
-				for _, id := range f.Nodes {
-					if p := pos.of(id); p >= 0 && cur[p].paused {
-						cur[p].paused = false
-						changed = true
-					}
-				}
-			case chaos.Partition:
-				cf := chaos.Fault{Groups: f.Groups, Links: f.Links}
-				for _, l := range cf.CutLinks(t.Members) {
-					if !cut[l] {
-						cut[l] = true
-						changed, cutWritten = true, true
-					}
-				}
-			case chaos.Heal:
-				if len(cut) > 0 {
-					cut = map[[2]election.NodeID]bool{}
-					changed, cutWritten = true, true
-				}
-			}
+			changed = replayFault(&world, chaos.FaultOf(r.Fault), t.Members, frozen)
+			changed = follow(r.Fault.Nodes) || changed
 		case r.Node > 0:
 			p := pos.of(r.Node) // a member: MembersOf added it
 			m := &cur[p]
@@ -401,6 +413,19 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 	t.buildLanes()
 	t.Faults = faultSpans(recs, t.Members, t.End)
 	return t
+}
+
+// replayFault applies a fault that the history says was carried out to
+// the replay's world model, as the backend did: the outcome Decide gives
+// (loss rounded, nodes already so left alone), or the fault as recorded
+// when the replayed state disagrees with the one the backend saw. It
+// reports whether the network or clock part changed.
+func replayFault(world *chaos.State, f chaos.Fault, members []election.NodeID, frozen *netFaults) bool {
+	if out, err := chaos.Decide(f, *world, members); err == nil {
+		f = out.Fault
+	}
+	world.Apply(f, members)
+	return frozenFrom(*world, frozen) != frozen
 }
 
 // stateRecords counts the records that may change the replayed state:
@@ -733,32 +758,32 @@ func faultSpans(recs []history.Record, members []election.NodeID, end time.Time)
 			s.Until = s.At()
 			continue
 		}
-		var undo []chaos.Op
-		switch chaos.Op(s.Op) {
-		case chaos.Kill, chaos.Stop:
-			undo = []chaos.Op{chaos.Restart}
-		case chaos.Pause:
-			undo = []chaos.Op{chaos.Resume, chaos.Restart, chaos.Kill, chaos.Stop}
-		case chaos.Partition, chaos.Loss, chaos.Delay:
-			undo = []chaos.Op{chaos.Heal}
-		default:
+		k, known := chaos.KindOf(chaos.Op(s.Op))
+		if !known || !k.IsSpan() {
 			s.Until = s.Applied
 			continue
 		}
+		// A fault naming no nodes (heal) ends the span for all of them.
 		pending := map[election.NodeID]bool{}
 		for _, id := range s.Nodes {
 			pending[id] = true
 		}
 		for _, o := range spans[i+1:] {
-			if o.Failed || o.Applied.IsZero() || !slices.Contains(undo, chaos.Op(o.Op)) || o.Applied.Before(s.Applied) {
+			if o.Failed || o.Applied.IsZero() || o.Applied.Before(s.Applied) {
 				continue
 			}
-			if chaos.Op(o.Op) == chaos.Heal {
-				s.Until = o.Applied
-				break
+			later := chaos.FaultOf(&o.Fault)
+			if len(s.Nodes) == 0 {
+				if k.Ends(later, election.None) {
+					s.Until = o.Applied
+					break
+				}
+				continue
 			}
-			for _, id := range o.Nodes {
-				delete(pending, id)
+			for id := range pending {
+				if k.Ends(later, id) {
+					delete(pending, id)
+				}
 			}
 			if len(pending) == 0 {
 				s.Until = o.Applied

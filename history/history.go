@@ -114,6 +114,9 @@ type FaultParams struct {
 	// Delay and Jitter are the added latency.
 	Delay  Duration `json:"delay,omitempty"`
 	Jitter Duration `json:"jitter,omitempty"`
+	// Rate is a clock fault's rate (0: unchanged) and Jump its jump.
+	Rate float64  `json:"rate,omitempty"`
+	Jump Duration `json:"jump,omitempty"`
 }
 
 // Duration is a time.Duration written as people read it ("20ms").

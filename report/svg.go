@@ -81,9 +81,6 @@ const (
 	splitColour   = "#d50000"
 	checkColour   = "#555555"
 	stepColour    = "#616161"
-	partitionFill = "#7e57c2"
-	lossFill      = "#ef6c00"
-	delayFill     = "#00838f"
 )
 
 // basePalette is Okabe and Ito's colour-blind-safe set ("Color Universal
@@ -201,12 +198,7 @@ func legend(tl *check.Timeline, sb check.SplitBrainEvidence, pal palette, r Repo
 		ops[chaos.Op(f.Op)] = true
 		failed = failed || f.Failed
 	}
-	add(ops[chaos.Partition], legendItem{Label: "partition in force", Fill: partitionFill, Kind: "band"})
-	add(ops[chaos.Loss], legendItem{Label: "loss in force", Fill: lossFill, Kind: "band"})
-	add(ops[chaos.Delay], legendItem{Label: "delay in force", Fill: delayFill, Kind: "band"})
-	add(ops[chaos.Kill] || ops[chaos.Stop], legendItem{Label: "kill / stop", Stroke: killColour, Kind: "line"})
-	add(ops[chaos.Pause], legendItem{Label: "pause", Stroke: pauseColour, Kind: "line"})
-	add(ops[chaos.Restart] || ops[chaos.Resume] || ops[chaos.Heal], legendItem{Label: "restart / resume / heal", Stroke: undoColour, Kind: "dash"})
+	out = append(out, faultLegend(ops)...)
 	add(failed, legendItem{Label: "fault that failed", Stroke: failedColour, Kind: "dash"})
 	add(len(sb.Overlaps) > 0, legendItem{Label: "split brain: two or more acting leaders", Fill: splitColour, Kind: "strip"})
 	add(len(sb.StaleOverlaps) > 0, legendItem{Label: "stale leader: a paused node still believes it leads beside another", Fill: splitColour, Kind: "stale"})
@@ -282,23 +274,42 @@ func textWidth(s string, size float64) float64 {
 	return float64(utf8.RuneCountInString(s))*size*0.64 + 6
 }
 
+// faultColour is how a fault is drawn: its kind's mark (chaos.Kind), or
+// grey and dashed when it failed.
 func faultColour(f check.FaultSpan) (colour, dash string) {
 	if f.Failed {
 		return failedColour, "3,3"
 	}
-	switch chaos.Op(f.Op) {
-	case chaos.Kill, chaos.Stop:
-		return killColour, ""
-	case chaos.Pause:
-		return pauseColour, ""
-	case chaos.Partition:
-		return partitionFill, ""
-	case chaos.Loss:
-		return lossFill, ""
-	case chaos.Delay:
-		return delayFill, ""
+	k, ok := chaos.KindOf(chaos.Op(f.Op))
+	if !ok {
+		return failedColour, "4,3"
 	}
-	return undoColour, "4,3"
+	if k.Mark.Shape == chaos.MarkDash {
+		return k.Mark.Colour, "4,3"
+	}
+	return k.Mark.Colour, ""
+}
+
+// faultLegend has one entry per mark among the kinds the run used, bands
+// first, in the kinds' order; kinds sharing a label share the entry.
+func faultLegend(used map[chaos.Op]bool) []legendItem {
+	var bands, marks []legendItem
+	seen := map[string]bool{}
+	for _, k := range chaos.Kinds() {
+		if !used[k.Op] || seen[k.Mark.Legend] {
+			continue
+		}
+		seen[k.Mark.Legend] = true
+		it := legendItem{Label: k.Mark.Legend, Kind: string(k.Mark.Shape)}
+		if k.Mark.Shape == chaos.MarkBand {
+			it.Fill = k.Mark.Colour
+			bands = append(bands, it)
+			continue
+		}
+		it.Stroke = k.Mark.Colour
+		marks = append(marks, it)
+	}
+	return append(bands, marks...)
 }
 
 func faultTitle(tl *check.Timeline, f check.FaultSpan) string {
@@ -463,8 +474,7 @@ func timelinePlot(tl *check.Timeline, sb check.SplitBrainEvidence, pal palette, 
 	for _, pf := range faults {
 		f := pf.f
 		col, _ := faultColour(f)
-		switch chaos.Op(f.Op) {
-		case chaos.Partition, chaos.Loss, chaos.Delay:
+		if k, ok := chaos.KindOf(chaos.Op(f.Op)); ok && k.Mark.Shape == chaos.MarkBand {
 			if !f.Failed && f.Until.After(f.At()) {
 				x1, x2 := sc.x(f.At()), sc.x(f.Until)
 				bandRects = append(bandRects, svgRect{X: x1, Y: lanesTop - 3, W: math.Max(x2-x1, 1), H: lanesBottom - lanesTop + 6, Fill: col, Opacity: 0.13, Title: faultTitle(tl, f)})

@@ -132,19 +132,16 @@ func StepNode(st Step) (*yaml.Node, error) {
 		return str("heal"), nil
 	case chaos.Partition:
 		return one("partition", partitionNode(f.Partition)), nil
-	case chaos.Loss:
+	}
+	if k, ok := chaos.KindOf(f.Op); ok && len(k.Params) > 0 {
 		m := mapping(true)
 		add(m, "target", targetNode(f.Target))
-		add(m, "percent", str(strconv.FormatFloat(f.Loss*100, 'f', -1, 64)))
-		return one("loss", m), nil
-	case chaos.Delay:
-		m := mapping(true)
-		add(m, "target", targetNode(f.Target))
-		add(m, "ms", str(strconv.FormatInt(f.Delay.Milliseconds(), 10)))
-		if f.Jitter > 0 {
-			add(m, "jitter_ms", str(strconv.FormatInt(f.Jitter.Milliseconds(), 10)))
+		for _, pr := range k.Params {
+			if t := pr.Text(*f); t != "" {
+				add(m, pr.Key, str(t))
+			}
 		}
-		return one("delay", m), nil
+		return one(string(f.Op), m), nil
 	}
 	return one(string(f.Op), targetNode(f.Target)), nil
 }

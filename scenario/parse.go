@@ -531,43 +531,58 @@ func (p *parser) step(n *yaml.Node, field string) (Step, bool) {
 	return st, len(p.errs) == before
 }
 
-// fault parses the value of a fault step.
+// fault parses the value of a fault step. A kind that takes targets is
+// read from its descriptor (chaos.Kind): a bare target when it carries no
+// values, else a mapping of target and its values' keys.
 func (p *parser) fault(op chaos.Op, v *yaml.Node, field string) *chaos.Spec {
 	f := &chaos.Spec{Op: op}
-	switch op {
-	case chaos.Kill, chaos.Stop, chaos.Pause, chaos.Restart, chaos.Resume:
-		f.Target = p.target(v, field, targetHelpFor(chaos.TargetsFor(op)), chaos.TargetsFor(op), string(op))
-	case chaos.Heal:
+	k, _ := chaos.KindOf(op)
+	switch {
+	case op == chaos.Heal:
 		if !isNull(v) && !(v.Kind == yaml.MappingNode && len(v.Content) == 0) {
 			p.errf(v, field, "heal takes nothing; write - heal or - heal: {}")
 		}
-	case chaos.Partition:
+	case op == chaos.Partition:
 		f.Partition = p.partition(v, field)
-	case chaos.Loss:
-		lf := p.fields(v, field, "target", "percent")
-		f.Target = p.requiredTarget(v, lf, field, op)
-		if pn, ok := lf["percent"]; !ok {
-			p.errf(v, field+".percent", "missing; want a percentage in [0, 100] (0 removes loss)")
-		} else if pct, err := strconv.ParseFloat(pn.Value, 64); pn.Kind != yaml.ScalarNode || err != nil || pct < 0 || pct > 100 || (pct > 0 && pct < 1) {
-			p.errf(pn, field+".percent", "want 0 (no loss) or a percentage in [1, 100] (the container rules drop whole percents), got %s", describe(pn))
-		} else {
-			f.Loss = pct / 100
-		}
-	case chaos.Delay:
-		df := p.fields(v, field, "target", "ms", "jitter_ms")
-		f.Target = p.requiredTarget(v, df, field, op)
-		if mn, ok := df["ms"]; !ok {
-			p.errf(v, field+".ms", "missing; want the added latency in milliseconds (0 removes delay)")
-		} else if ms, ok := p.int(mn, field+".ms", 0); ok {
-			f.Delay = time.Duration(ms) * time.Millisecond
-		}
-		if jn, ok := df["jitter_ms"]; ok {
-			if j, ok := p.int(jn, field+".jitter_ms", 0); ok {
-				f.Jitter = time.Duration(j) * time.Millisecond
+	case len(k.Params) == 0:
+		f.Target = p.target(v, field, targetHelpFor(k.Targets), k.Targets, string(op))
+	default:
+		p.params(k, v, field, f)
+	}
+	return f
+}
+
+// params reads a kind's mapping: its target and its values.
+func (p *parser) params(k chaos.Kind, v *yaml.Node, field string, f *chaos.Spec) {
+	keys := []string{"target"}
+	for _, pr := range k.Params {
+		keys = append(keys, pr.Key)
+	}
+	before := len(p.errs)
+	vf := p.fields(v, field, keys...)
+	if v.Kind != yaml.MappingNode {
+		return
+	}
+	f.Target = p.requiredTarget(v, vf, field, k.Op)
+	for _, pr := range k.Params {
+		n, ok := vf[pr.Key]
+		switch {
+		case !ok && pr.Required:
+			p.errf(v, field+"."+pr.Key, "missing; want %s", pr.Help)
+		case !ok:
+		case n.Kind != yaml.ScalarNode || isNull(n):
+			p.errf(n, field+"."+pr.Key, "want %s, got %s", pr.Help, describe(n))
+		default:
+			if err := pr.Parse(n.Value, f); err != nil {
+				p.errf(n, field+"."+pr.Key, "%v", err)
 			}
 		}
 	}
-	return f
+	if len(p.errs) == before {
+		if err := k.CheckParams(*f); err != nil {
+			p.errf(v, field, "%v", err)
+		}
+	}
 }
 
 func (p *parser) requiredTarget(n *yaml.Node, f map[string]*yaml.Node, field string, op chaos.Op) chaos.Target {

@@ -4,26 +4,82 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
 )
 
 // WordsUsage is the fault language spelt as command-line words, for help
-// texts: `ringleader fault` takes exactly these.
-const WordsUsage = `  kill|stop|pause TARGET        TARGET: leader, follower, one, minority, majority, all, or IDs (5 or 1,2)
-  restart TARGET                 TARGET: down, one, all, or IDs
-  resume TARGET                  TARGET: paused, one, all, or IDs
-  partition 1,2,3 4,5            explicit groups (two or more)
-  partition halves|majorities-ring
-  partition bridge [TARGET]      two sides sharing one node (TARGET: leader, follower, one, or an ID)
-  isolate TARGET                 the target alone against the rest
-  cut A B [--one-way]            cut the link A–B (--one-way: only A → B)
-  loss PERCENT [TARGET]          drop PERCENT (1–100, 0 removes) of the target's packets; TARGET defaults to all
-  delay DURATION [TARGET] [--jitter DURATION]
-                                 add latency (100ms; 0 removes) to the target's packets; TARGET defaults to all
-  heal                           remove every cut, loss and delay`
+// texts: `ringleader fault` takes exactly these. The lines of the kinds
+// that take targets come from their descriptors (chaos.Kind).
+var WordsUsage = wordsUsage()
+
+func wordsUsage() string {
+	var b strings.Builder
+	line := func(words, what string) {
+		if len(words) > 29 {
+			fmt.Fprintf(&b, "  %s\n  %-29s  %s\n", words, "", what)
+			return
+		}
+		fmt.Fprintf(&b, "  %-29s  %s\n", words, what)
+	}
+	for _, k := range chaos.Kinds() {
+		switch {
+		case k.Op == chaos.Partition:
+			line("partition 1,2,3 4,5", "explicit groups (two or more)")
+			line("partition halves|majorities-ring", "a named shape")
+			line("partition bridge [TARGET]", "two sides sharing one node (TARGET: leader, follower, one, or an ID)")
+			line("isolate TARGET", "the target alone against the rest")
+			line("cut A B [--one-way]", "cut the link A–B (--one-way: only A → B)")
+		case len(k.Targets) == 0:
+			line(string(k.Op), k.Summary)
+		default:
+			line(kindWords(k), k.Summary+"; TARGET: "+targetWords(k))
+			for _, pr := range k.Params {
+				name := strings.ToUpper(pr.Key)
+				if pr.Flag != "" {
+					name = "--" + pr.Flag
+				}
+				line("    "+name, pr.Help)
+			}
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// kindWords is a kind's synopsis: loss PERCENT [TARGET], clock TARGET
+// [--rate VALUE] [--jump VALUE].
+func kindWords(k chaos.Kind) string {
+	w := []string{string(k.Op)}
+	for _, pr := range k.Params {
+		if pr.Flag == "" {
+			w = append(w, strings.ToUpper(pr.Key))
+		}
+	}
+	if k.WordsTarget != "" {
+		w = append(w, "[TARGET]")
+	} else {
+		w = append(w, "TARGET")
+	}
+	for _, pr := range k.Params {
+		if pr.Flag != "" {
+			w = append(w, fmt.Sprintf("[--%s %s]", pr.Flag, strings.ToUpper(pr.Flag)))
+		}
+	}
+	return strings.Join(w, " ")
+}
+
+func targetWords(k chaos.Kind) string {
+	parts := make([]string, 0, len(k.Targets)+1)
+	for _, t := range k.Targets {
+		parts = append(parts, string(t))
+	}
+	s := strings.Join(parts, ", ") + ", or IDs (5 or 1,2)"
+	if k.WordsTarget != "" {
+		s += "; default " + string(k.WordsTarget)
+	}
+	return s
+}
 
 var (
 	targetWord = regexp.MustCompile(`^([a-z][a-z-]*|[0-9]+(,[0-9]+)*)$`)
@@ -58,90 +114,176 @@ func wordsYAML(words []string) (string, error) {
 		return "", fmt.Errorf("no fault given; one of:\n%s", WordsUsage)
 	}
 	op, args := words[0], words[1:]
+	k, isKind := chaos.KindOf(chaos.Op(op))
 	oneWay := false
-	var jitter string
+	flags := map[string]string{} // a parameter's flag -> its value word
 	var rest []string
 	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "--one-way" && op == "cut":
+		a := args[i]
+		if a == "--one-way" && op == "cut" {
 			oneWay = true
-		case (a == "--jitter" || a == "-jitter") && op == "delay" && i+1 < len(args):
-			jitter = args[i+1]
-			i++
-		case strings.HasPrefix(a, "--jitter=") && op == "delay":
-			jitter = strings.TrimPrefix(a, "--jitter=")
-		case strings.HasPrefix(a, "-"):
-			return "", fmt.Errorf("%s: unknown flag %q", op, a)
-		default:
+			continue
+		}
+		if !strings.HasPrefix(a, "-") || (IsNumberWord(a) && isKind && len(k.Params) > 0) {
 			rest = append(rest, a)
+			continue
 		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		pr, ok := flagParam(k, name)
+		if !isKind || !ok {
+			return "", fmt.Errorf("%s: unknown flag %q", op, a)
+		}
+		if !hasValue {
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("%s: %s needs a value", op, a)
+			}
+			value = args[i+1]
+			i++
+		}
+		if _, dup := flags[pr.Flag]; dup {
+			return "", fmt.Errorf("%s: --%s given twice", op, pr.Flag)
+		}
+		flags[pr.Flag] = value
 	}
-	for _, a := range rest {
-		if !targetWord.MatchString(a) && !(op == "loss" || op == "delay") {
-			return "", fmt.Errorf("%s: %q is neither a target name nor node IDs (5 or 1,2)", op, a)
-		}
-	}
-	need := func(min, max int, what string) error {
-		if len(rest) < min || len(rest) > max {
-			return fmt.Errorf("%s takes %s, got %d word(s)", op, what, len(rest))
-		}
-		return nil
-	}
-	switch chaos.Op(op) {
-	case chaos.Kill, chaos.Stop, chaos.Pause, chaos.Restart, chaos.Resume:
-		if err := need(1, 1, "one TARGET"); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("%s: %s", op, target(rest[0])), nil
-	case chaos.Heal:
-		if err := need(0, 0, "nothing"); err != nil {
-			return "", err
+	switch {
+	case op == string(chaos.Heal):
+		if len(rest) != 0 {
+			return "", fmt.Errorf("%s takes nothing, got %d word(s)", op, len(rest))
 		}
 		return "heal", nil
-	case chaos.Partition:
+	case op == string(chaos.Partition):
 		return partitionYAML(rest)
-	case "isolate":
-		if err := need(1, 1, "one TARGET"); err != nil {
+	case op == "isolate":
+		for _, w := range rest {
+			if err := checkTargetWord(op, w); err != nil {
+				return "", err
+			}
+		}
+		if len(rest) != 1 {
+			return "", fmt.Errorf("%s takes one TARGET, got %d word(s)", op, len(rest))
+		}
+		if err := checkTargetWord(op, rest[0]); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("partition: {shape: isolate, target: %s}", target(rest[0])), nil
-	case "cut":
-		if err := need(2, 2, "two node IDs, A B"); err != nil {
-			return "", err
+	case op == "cut":
+		if len(rest) != 2 {
+			return "", fmt.Errorf("%s takes two node IDs, A B, got %d word(s)", op, len(rest))
+		}
+		for _, w := range rest {
+			if !idsWord.MatchString(w) {
+				return "", fmt.Errorf("cut: %q is not a node ID", w)
+			}
 		}
 		form := "cut"
 		if oneWay {
 			form = "one-way"
 		}
 		return fmt.Sprintf("partition: {%s: [%s, %s]}", form, rest[0], rest[1]), nil
-	case chaos.Loss:
-		if err := need(1, 2, "PERCENT and an optional TARGET"); err != nil {
-			return "", err
-		}
-		pct := strings.TrimSuffix(rest[0], "%")
-		if !regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`).MatchString(pct) {
-			return "", fmt.Errorf("loss: %q is not a percentage (10 or 10%%)", rest[0])
-		}
-		return fmt.Sprintf("loss: {percent: %s, target: %s}", pct, optionalTarget(rest[1:])), nil
-	case chaos.Delay:
-		if err := need(1, 2, "DURATION and an optional TARGET"); err != nil {
-			return "", err
-		}
-		ms, err := millisWord(rest[0])
-		if err != nil {
-			return "", fmt.Errorf("delay: %w", err)
-		}
-		y := fmt.Sprintf("delay: {ms: %d, target: %s", ms, optionalTarget(rest[1:]))
-		if jitter != "" {
-			j, err := millisWord(jitter)
-			if err != nil {
-				return "", fmt.Errorf("delay --jitter: %w", err)
-			}
-			y += fmt.Sprintf(", jitter_ms: %d", j)
-		}
-		return y + "}", nil
+	case isKind && len(k.Targets) > 0:
+		return kindYAML(k, rest, flags)
 	}
 	return "", fmt.Errorf("unknown fault %q; one of:\n%s", op, WordsUsage)
+}
+
+// IsNumberWord reports whether w is a (possibly negative) number or
+// duration: a value, not a flag (clock 3 --jump -500ms).
+func IsNumberWord(w string) bool { return len(w) > 1 && w[0] == '-' && w[1] >= '0' && w[1] <= '9' }
+
+// flagParam is k's parameter taken as --name.
+func flagParam(k chaos.Kind, name string) (chaos.Param, bool) {
+	for _, pr := range k.Params {
+		if pr.Flag != "" && pr.Flag == name {
+			return pr, true
+		}
+	}
+	return chaos.Param{}, false
+}
+
+// kindYAML spells a fault kind's words from its descriptor: the values
+// taken as words first (loss PERCENT), then the target (optional where
+// the kind has a default for the command line), then the flags.
+func kindYAML(k chaos.Kind, rest []string, flags map[string]string) (string, error) {
+	op := string(k.Op)
+	var positional []chaos.Param
+	for _, pr := range k.Params {
+		if pr.Flag == "" {
+			positional = append(positional, pr)
+		}
+	}
+	min, max := len(positional), len(positional)+1
+	if k.WordsTarget == "" {
+		min++
+	}
+	if len(rest) < min || len(rest) > max {
+		return "", fmt.Errorf("%s takes %s, got %d word(s)", op, wordsShape(k, positional), len(rest))
+	}
+	var sp chaos.Spec
+	fields := []string{}
+	for i, pr := range positional {
+		v, err := valueText(op, pr, rest[i], &sp)
+		if err != nil {
+			return "", err
+		}
+		fields = append(fields, pr.Key+": "+v)
+	}
+	t := string(k.WordsTarget)
+	if len(rest) > len(positional) {
+		w := rest[len(positional)]
+		if err := checkTargetWord(op, w); err != nil {
+			return "", err
+		}
+		t = target(w)
+	}
+	if len(k.Params) == 0 {
+		return fmt.Sprintf("%s: %s", op, t), nil
+	}
+	fields = append(fields, "target: "+t)
+	for _, pr := range k.Params {
+		w, ok := flags[pr.Flag]
+		if pr.Flag == "" || !ok {
+			continue
+		}
+		v, err := valueText(op+" --"+pr.Flag, pr, w, &sp)
+		if err != nil {
+			return "", err
+		}
+		fields = append(fields, pr.Key+": "+v)
+	}
+	return fmt.Sprintf("%s: {%s}", op, strings.Join(fields, ", ")), nil
+}
+
+// valueText reads a value word as its parameter does and spells it as a
+// scenario file would: nothing the person typed reaches the YAML as is.
+func valueText(what string, pr chaos.Param, w string, sp *chaos.Spec) (string, error) {
+	if err := pr.Parse(w, sp); err != nil {
+		return "", fmt.Errorf("%s: %w", what, err)
+	}
+	return pr.Text(*sp), nil
+}
+
+// wordsShape says what words a kind takes, for errors.
+func wordsShape(k chaos.Kind, positional []chaos.Param) string {
+	var parts []string
+	for _, pr := range positional {
+		parts = append(parts, strings.ToUpper(pr.Key))
+	}
+	switch {
+	case k.WordsTarget != "" && len(parts) > 0:
+		return strings.Join(parts, " ") + " and an optional TARGET"
+	case k.WordsTarget != "":
+		return "an optional TARGET"
+	case len(parts) > 0:
+		return strings.Join(parts, " ") + " and one TARGET"
+	}
+	return "one TARGET"
+}
+
+func checkTargetWord(op, w string) error {
+	if !targetWord.MatchString(w) {
+		return fmt.Errorf("%s: %q is neither a target name nor node IDs (5 or 1,2)", op, w)
+	}
+	return nil
 }
 
 func partitionYAML(rest []string) (string, error) {
@@ -159,6 +301,9 @@ func partitionYAML(rest []string) (string, error) {
 		case len(rest) == 1 && sh == chaos.Bridge:
 			return "partition: {shape: bridge}", nil
 		case len(rest) == 2:
+			if err := checkTargetWord("partition "+string(sh), rest[1]); err != nil {
+				return "", err
+			}
 			return fmt.Sprintf("partition: {shape: %s, target: %s}", sh, target(rest[1])), nil
 		}
 		return "", fmt.Errorf("partition %s takes one TARGET", sh)
@@ -181,24 +326,3 @@ func target(w string) string {
 	return w
 }
 
-func optionalTarget(rest []string) string {
-	if len(rest) == 0 {
-		return string(chaos.TargetAll)
-	}
-	return target(rest[0])
-}
-
-// millisWord reads a duration word: 100ms, 1.5s, or a bare number of
-// milliseconds.
-func millisWord(w string) (int64, error) {
-	if regexp.MustCompile(`^[0-9]+$`).MatchString(w) {
-		var ms int64
-		fmt.Sscan(w, &ms)
-		return ms, nil
-	}
-	d, err := time.ParseDuration(w)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%q is not a duration (100ms, 1.5s, or milliseconds)", w)
-	}
-	return d.Milliseconds(), nil
-}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/clock"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 )
@@ -106,76 +107,130 @@ func (s *Sim) lookup(ids []election.NodeID) ([]*node, error) {
 	return out, nil
 }
 
-// carryOut applies a fault chaos.Decide has checked: every node in it is a
-// member in the state the fault changes.
+// carryOut applies a fault chaos.Decide has checked: first to the world
+// model (chaos.State.Apply, the one place a fault's effect is written),
+// then to the simulator's physics, reconciled from the model: machines
+// stopped or booted, timers held or released, hints scheduled, the fast
+// per-link tables refilled, clocks re-timed.
 func (s *Sim) carryOut(f chaos.Fault) error {
 	ns, err := s.lookup(f.Nodes)
 	if err != nil {
 		return err
 	}
-	switch f.Op {
-	case chaos.Kill, chaos.Stop:
-		for _, n := range ns {
-			if f.Op == chaos.Stop && s.sink != nil {
-				s.emit(s.nodeRecord(n, history.KindStop))
-			}
-			s.down(n)
-			s.hintCrashed(n)
+	if _, ok := chaos.KindOf(f.Op); !ok {
+		return chaos.Unsupported(f.Op, "sim")
+	}
+	// Hints are about links that had no cut before this fault.
+	var newlyCut [][2]election.NodeID
+	if f.Op == chaos.Partition {
+		newlyCut = s.newlyCutPairs(f.CutLinks(s.opts.Members))
+	}
+	cutBefore := len(s.state.Cut)
+	s.state.Apply(f, s.opts.Members)
+	s.stateChanged = true
+	for _, n := range ns {
+		if err := s.reconcileNode(n, f.Op); err != nil {
+			return err
 		}
-	case chaos.Restart:
-		for _, n := range ns {
-			if err := s.build(n); err != nil {
-				return err
-			}
-			s.boot(n)
+	}
+	if k, _ := chaos.KindOf(f.Op); k.Family == chaos.Network {
+		if len(s.state.Cut) < cutBefore {
+			s.heals++ // hints about cuts now lifted are void
 		}
-	case chaos.Pause:
-		for _, n := range ns {
+		s.reconcileNetwork()
+		s.hintCut(newlyCut)
+	}
+	return nil
+}
+
+// reconcileNode brings n's process, pause and clock to what the world
+// model says.
+func (s *Sim) reconcileNode(n *node, op chaos.Op) error {
+	switch up := s.state.Up[n.id]; {
+	case n.up && !up:
+		if op == chaos.Stop && s.sink != nil {
+			s.emit(s.nodeRecord(n, history.KindStop))
+		}
+		s.down(n)
+		s.hintCrashed(n)
+		return nil
+	case !n.up && up:
+		if err := s.build(n); err != nil {
+			return err
+		}
+		s.reconcileClock(n) // the machine's rate outlives the process
+		s.boot(n)
+		return nil
+	}
+	if n.up && s.state.Paused[n.id] != n.paused {
+		if n.paused {
+			s.resume(n)
+		} else {
 			n.paused = true
-			s.state.Paused[n.id] = true
 			s.hintPaused(n)
 		}
-	case chaos.Resume:
-		for _, n := range ns {
-			s.resume(n)
-		}
-	case chaos.Partition:
-		links := f.CutLinks(s.opts.Members)
-		s.hintCut(s.newlyCutPairs(links))
-		for _, l := range links {
-			s.setCut(l)
-		}
-	case chaos.Heal:
-		s.heals++
-		clear(s.state.Cut)
-		clear(s.cutDense)
-		clear(s.state.Degraded)
-		for _, n := range s.nodes {
-			n.loss, n.delay, n.jitter = 0, 0, 0
-		}
-	case chaos.Loss:
-		for _, n := range ns {
-			n.loss = f.Loss
-			s.perNode = true
-			s.markDegraded(n)
-		}
-	case chaos.Delay:
-		for _, n := range ns {
-			n.delay, n.jitter = f.Delay, f.Jitter
-			s.perNode = true
-			s.markDegraded(n)
-		}
-		s.trackFIFO = true
 	}
-	s.stateChanged = true
+	s.reconcileClock(n)
 	return nil
+}
+
+// reconcileNetwork refills the per-link cut table and the nodes' loss and
+// delay from the world model.
+func (s *Sim) reconcileNetwork() {
+	clear(s.cutDense)
+	if s.cutDense != nil {
+		for l := range s.state.Cut {
+			a, okA := s.lookupIndex(l[0])
+			b, okB := s.lookupIndex(l[1])
+			if okA && okB {
+				s.cutDense[int(a)*len(s.nodes)+int(b)] = true
+			}
+		}
+	}
+	for _, n := range s.nodes {
+		d := s.state.Delay[n.id]
+		n.loss, n.delay, n.jitter = s.state.Loss[n.id], d.Delay, d.Jitter
+	}
+	s.perNode = s.perNode || len(s.state.Loss) > 0 || len(s.state.Delay) > 0
+	// Delays that differ can reorder a link: keep it FIFO from now on.
+	s.trackFIFO = s.trackFIFO || len(s.state.Delay) > 0
+}
+
+// reconcileClock brings n's clock to the world model's skew: a rate
+// change or a jump re-times every armed timer, whose deadlines are on the
+// node's clock (package clock); a jump forward makes the ones it passes
+// due at once.
+func (s *Sim) reconcileClock(n *node) {
+	want := s.state.ClockOf(n.id)
+	if !n.skewed && want.Rate == 1 && want.Jumped == 0 {
+		return
+	}
+	if !n.skewed {
+		n.clk, n.skewed, n.jumped = clock.New(), true, 0
+	}
+	if n.clk.Rate() == want.Rate && n.jumped == want.Jumped {
+		return
+	}
+	if n.clk.Rate() != want.Rate {
+		n.clk.SetRate(s.now, want.Rate)
+	}
+	if d := want.Jumped - n.jumped; d != 0 {
+		n.clk.Jump(s.now, d)
+		n.jumped = want.Jumped
+	}
+	for i := range n.timers {
+		t := &n.timers[i]
+		if t.gen == 0 {
+			continue
+		}
+		s.armTimer(n, t.name, s.now+n.clk.Until(s.now, t.local), t.local)
+	}
 }
 
 // resume thaws n: everything that waited runs now, in arrival order,
 // before anything scheduled later.
 func (s *Sim) resume(n *node) {
 	n.paused = false
-	delete(s.state.Paused, n.id)
 	for _, e := range n.held {
 		e.at = s.now
 		if e.kind == evTimer {
@@ -187,15 +242,6 @@ func (s *Sim) resume(n *node) {
 	}
 	n.held = emptied(n.held)
 	s.hintThawed(n)
-}
-
-// markDegraded keeps State.Degraded true for a node with loss or delay.
-func (s *Sim) markDegraded(n *node) {
-	if n.loss > 0 || n.delay > 0 || n.jitter > 0 {
-		s.state.Degraded[n.id] = true
-	} else {
-		delete(s.state.Degraded, n.id)
-	}
 }
 
 func (s *Sim) status(n *node) string {
@@ -215,9 +261,6 @@ func (s *Sim) down(n *node) {
 	n.m = nil
 	n.timers = nil
 	n.held = emptied(n.held)
-	s.state.Up[n.id] = false
-	delete(s.state.Paused, n.id)
-	s.stateChanged = true
 }
 
 // Up reports whether id runs (paused or not).

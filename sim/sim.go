@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/clock"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 )
@@ -92,6 +93,11 @@ type node struct {
 	// Per-node network faults (chaos Loss and Delay).
 	loss          float64
 	delay, jitter time.Duration
+	// clk is the node's clock when a clock fault skewed it (skewed);
+	// jumped is the sum of the jumps it took, to follow the world model.
+	clk     clock.Clock
+	skewed  bool
+	jumped  time.Duration
 	// pauses counts this node's pauses, so a hint about one pause is
 	// not delivered during the next.
 	pauses uint64
@@ -119,6 +125,9 @@ type armedTimer struct {
 	// none), due at queuedAt.
 	queued   uint64
 	queuedAt time.Duration
+	// local is the deadline on the node's clock: at itself unless a
+	// clock fault skews it.
+	local time.Duration
 }
 
 // find is the named timer, or nil.
@@ -243,13 +252,7 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 		index:    make(map[election.NodeID]int32, len(opts.Members)),
 		netSrc:   rand.NewPCG(uint64(opts.Seed), netStream),
 		linkLast: map[uint64]time.Duration{},
-		state: chaos.State{
-			Views:    make(map[election.NodeID]election.View, len(opts.Members)),
-			Up:       make(map[election.NodeID]bool, len(opts.Members)),
-			Paused:   map[election.NodeID]bool{},
-			Cut:      map[[2]election.NodeID]bool{},
-			Degraded: map[election.NodeID]bool{},
-		},
+		state:     chaos.NewState(),
 		counts:    Counts{},
 		trackFIFO: opts.Delay.Kind != DistConstant,
 		effects:   election.EffectBuffer{Reuse: true},
@@ -323,7 +326,9 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	clear(s.state.Paused)
 	clear(s.state.Cut)
 	clear(s.cutDense)
-	clear(s.state.Degraded)
+	clear(s.state.Loss)
+	clear(s.state.Delay)
+	clear(s.state.Clocks)
 	s.stateChanged = false
 	s.counts = Counts{}
 	s.inflight, s.lastActivity = 0, 0
@@ -381,6 +386,7 @@ func (s *Sim) build(n *node) error {
 	n.timers = n.timers[:0]
 	n.held = emptied(n.held)
 	n.routesLost = nil // a new process has no stale routes
+	n.skewed, n.jumped = false, 0 // nor a clock that took jumps
 	return nil
 }
 
@@ -393,16 +399,19 @@ func (s *Sim) Start() {
 	}
 	s.started = true
 	for _, n := range s.nodes {
+		s.state.Up[n.id] = true
+	}
+	s.stateChanged = true
+	for _, n := range s.nodes {
 		s.boot(n)
 	}
 }
 
+// boot starts n's new machine; the world model already has it up, with
+// no view until it says so.
 func (s *Sim) boot(n *node) {
 	n.up, n.paused = true, false
-	s.state.Up[n.id] = true
-	delete(s.state.Views, n.id) // a new process has no view until it says so
-	delete(s.state.Paused, n.id)
-	s.stateChanged = true
+	delete(s.state.Views, n.id)
 	if s.sink != nil {
 		s.emit(s.nodeRecord(n, history.KindBoot))
 	}
@@ -595,7 +604,7 @@ func (s *Sim) process(e *event) {
 // the next one made stale, to be popped and dropped: most of the timer
 // events the explorer handled. The seq is drawn here either way, so the
 // timer fires exactly where a fresh event would have.
-func (s *Sim) armTimer(n *node, name string, at time.Duration) {
+func (s *Sim) armTimer(n *node, name string, at, local time.Duration) {
 	s.gen++
 	s.seq++
 	t := n.timers.find(name)
@@ -603,12 +612,23 @@ func (s *Sim) armTimer(n *node, name string, at time.Duration) {
 		n.timers = append(n.timers, armedTimer{name: name})
 		t = &n.timers[len(n.timers)-1]
 	}
-	t.gen, t.at, t.seq = s.gen, at, s.seq
+	t.gen, t.at, t.seq, t.local = s.gen, at, s.seq, local
 	if t.queued != 0 && t.queuedAt <= at {
 		return
 	}
 	t.queued, t.queuedAt = t.gen, at
 	s.queueTimer(n, t)
+}
+
+// setTimer arms n's timer to fire after d on the node's clock: after d of
+// virtual time, or d/rate when a clock fault skews it.
+func (s *Sim) setTimer(n *node, name string, d time.Duration) {
+	if !n.skewed {
+		s.armTimer(n, name, s.now+d, s.now+d)
+		return
+	}
+	local := n.clk.Read(s.now) + d
+	s.armTimer(n, name, s.now+n.clk.Until(s.now, local), local)
 }
 
 // queueTimer queues the event of n's timer t, due at t.at.
@@ -677,6 +697,9 @@ func (s *Sim) lookupIndex(id election.NodeID) (int32, bool) {
 // step feeds one event to n's machine and carries out its effects in order.
 func (s *Sim) step(n *node, ev election.Event) {
 	ev.Now = s.now
+	if n.skewed {
+		ev.Now = n.clk.Read(s.now)
+	}
 	effects := n.m.Step(ev)
 	for i := range effects {
 		e := &effects[i] // by pointer: an Effect is a couple of hundred bytes
@@ -693,7 +716,7 @@ func (s *Sim) step(n *node, ev election.Event) {
 				s.send(n, &m)
 			}
 		case election.EffectSetTimer:
-			s.armTimer(n, e.Timer, s.now+e.After)
+			s.setTimer(n, e.Timer, e.After)
 		case election.EffectCancelTimer:
 			n.timers.disarm(e.Timer)
 		case election.EffectView:
@@ -794,18 +817,6 @@ func (s *Sim) isCut(fi, ti int32) bool {
 		return s.cutDense[int(fi)*len(s.nodes)+int(ti)]
 	}
 	return s.state.Cut[[2]election.NodeID{s.nodes[fi].id, s.nodes[ti].id}]
-}
-
-// setCut cuts the directed link l.
-func (s *Sim) setCut(l [2]election.NodeID) {
-	s.state.Cut[l] = true
-	if s.cutDense != nil {
-		a, okA := s.lookupIndex(l[0])
-		b, okB := s.lookupIndex(l[1])
-		if okA && okB {
-			s.cutDense[int(a)*len(s.nodes)+int(b)] = true
-		}
-	}
 }
 
 func (s *Sim) extraDelay(n *node) time.Duration {

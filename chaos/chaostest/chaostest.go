@@ -142,10 +142,10 @@ var cases = []testCase{
 	}},
 	{"LossOfEveryPacketFromTheLeaderElectsAnother", func(s *suite, t *testing.T) {
 		s.ok(t, loss(1, 5), "")
-		s.want(t, "node 5 degraded", func(st chaos.State) bool { return st.Degraded[5] })
+		s.want(t, "node 5 degraded", func(st chaos.State) bool { return st.Degraded(5) })
 		s.await(t, "nodes 1-4 elect 4", func(st chaos.State) bool { return allView(st, ids(1, 2, 3, 4), 4) })
 		s.ok(t, loss(0, 5), "")
-		s.want(t, "node 5 no longer degraded", func(st chaos.State) bool { return !st.Degraded[5] })
+		s.want(t, "node 5 no longer degraded", func(st chaos.State) bool { return !st.Degraded(5) })
 		s.awaitLeader(t, 5)
 	}},
 	{"LossOutOfRangeOrWithoutTargetsIsAnError", func(s *suite, t *testing.T) {
@@ -162,13 +162,13 @@ var cases = []testCase{
 		s.ok(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(3)}, "no-op: node 3 has no delay")
 		s.ok(t, loss(0.3, 2), "")
 		s.ok(t, loss(0, 2, 3), "left alone: node 3 has no loss")
-		s.want(t, "nothing degraded", func(st chaos.State) bool { return len(st.Degraded) == 0 })
+		s.want(t, "nothing degraded", func(st chaos.State) bool { return !st.NetworkFaulted() })
 	}},
 	{"DelayAndItsRemoval", func(s *suite, t *testing.T) {
 		s.ok(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}, "")
-		s.want(t, "node 2 degraded", func(st chaos.State) bool { return st.Degraded[2] })
+		s.want(t, "node 2 degraded", func(st chaos.State) bool { return st.Degraded(2) })
 		s.ok(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(2)}, "")
-		s.want(t, "node 2 no longer degraded", func(st chaos.State) bool { return !st.Degraded[2] })
+		s.want(t, "node 2 no longer degraded", func(st chaos.State) bool { return !st.Degraded(2) })
 		s.fails(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: -time.Millisecond}, "negative")
 		s.fails(t, chaos.Fault{Op: chaos.Delay, Delay: time.Millisecond}, "no target nodes")
 	}},
@@ -223,7 +223,7 @@ var cases = []testCase{
 		s.ok(t, loss(0.2, 3), "")
 		s.ok(t, chaos.Fault{Op: chaos.Heal}, "")
 		s.want(t, "nothing cut or degraded, node 1 still paused", func(st chaos.State) bool {
-			return len(st.Cut) == 0 && len(st.Degraded) == 0 && st.Paused[1]
+			return len(st.Cut) == 0 && !st.NetworkFaulted() && st.Paused[1]
 		})
 		s.ok(t, resume(1), "")
 		s.awaitLeader(t, 5)
@@ -319,7 +319,7 @@ func (s *suite) silentSinceInvoke(t *testing.T, node election.NodeID) {
 func (s *suite) want(t *testing.T, what string, cond func(chaos.State) bool) {
 	t.Helper()
 	if st := s.b.State(); !cond(st) {
-		t.Fatalf("after the fault, want %s; state: %s, cut %v, degraded %v", what, st.Describe(Members), keys(st.Cut), keys(st.Degraded))
+		t.Fatalf("after the fault, want %s; state: %s, cut %v, degraded %v", what, st.Describe(Members), keys(st.Cut), degraded(st))
 	}
 }
 
@@ -352,6 +352,17 @@ func keys[K comparable](m map[K]bool) []K {
 	for k, v := range m {
 		if v {
 			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// degraded lists the nodes with loss or delay in force, for failure messages.
+func degraded(st chaos.State) []election.NodeID {
+	var out []election.NodeID
+	for _, m := range Members {
+		if st.Degraded(m) {
+			out = append(out, m)
 		}
 	}
 	return out

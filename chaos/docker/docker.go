@@ -252,12 +252,7 @@ func (b *Backend) State() chaos.State {
 }
 
 func (b *Backend) stateLocked() chaos.State {
-	st := chaos.State{
-		Views:  map[election.NodeID]election.View{},
-		Up:     map[election.NodeID]bool{},
-		Paused: map[election.NodeID]bool{},
-		Cut:    map[[2]election.NodeID]bool{},
-	}
+	st := chaos.NewState()
 	for id, v := range b.views {
 		st.Views[id] = v
 	}
@@ -274,14 +269,13 @@ func (b *Backend) stateLocked() chaos.State {
 			st.Cut[l] = true
 		}
 	}
-	st.Degraded = map[election.NodeID]bool{}
 	for id, p := range b.loss {
 		if p > 0 {
-			st.Degraded[id] = true
+			st.Loss[id] = float64(p) / 100
 		}
 	}
-	for id := range b.delay {
-		st.Degraded[id] = true
+	for id, d := range b.delay {
+		st.Delay[id] = chaos.Latency{Delay: d.delay, Jitter: d.jitter}
 	}
 	return st
 }

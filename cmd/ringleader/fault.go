@@ -126,8 +126,11 @@ func printViews(w io.Writer, members []election.NodeID, before, after chaos.Stat
 			}
 		}
 		state := after.Status(m)
-		if after.Degraded[m] {
+		if after.Degraded(m) {
 			state += "+degraded"
+		}
+		if c := after.ClockOf(m); c.Rate != 1 {
+			state += fmt.Sprintf("+clock×%g", c.Rate)
 		}
 		was := ""
 		if bv, ok := before.Views[m]; ok && (bv.Leader != v.Leader || before.Status(m) != after.Status(m)) {

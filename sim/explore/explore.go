@@ -476,7 +476,7 @@ func (x *session) runSchedule(claims []check.Name, seed int64, extra history.Sin
 	g := newGenerator(o, seed)
 	netFaults := false
 	x.play(g.gap())
-	nf := 1 + g.r.IntN(o.MaxFaults)
+	nf := 1 + g.d.R.IntN(o.MaxFaults)
 	// The schedule's lists are the result's: size them once, for nf
 	// faults, their gaps and up to three finishing steps and the quiet.
 	x.played.Steps = slices.Grow(x.played.Steps, 2*nf+4)
@@ -487,11 +487,8 @@ func (x *session) runSchedule(claims []check.Name, seed int64, extra history.Sin
 			// A generated step that fails is a bug in the generator;
 			// the schedule's lines say so (FAILED) and the tests look.
 			_ = x.play(scenario.FaultStep(f))
-			switch f.Op {
-			case chaos.Partition, chaos.Loss, chaos.Delay:
-				netFaults = true
-			case chaos.Heal:
-				netFaults = false
+			if k, _ := chaos.KindOf(f.Op); k.Family == chaos.Network {
+				netFaults = f.Op != chaos.Heal
 			}
 		}
 		x.play(g.gap())

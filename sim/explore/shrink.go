@@ -237,7 +237,11 @@ func (x *shrinker) dropSteps() bool {
 
 func hasNetFault(steps []scenario.Step) bool {
 	return slices.ContainsFunc(steps, func(st scenario.Step) bool {
-		return st.Fault != nil && (st.Fault.Op == chaos.Partition || st.Fault.Op == chaos.Loss || st.Fault.Op == chaos.Delay)
+		if st.Fault == nil || st.Fault.Op == chaos.Heal {
+			return false
+		}
+		k, _ := chaos.KindOf(st.Fault.Op)
+		return k.Family == chaos.Network
 	})
 }
 
@@ -291,35 +295,10 @@ func (x *shrinker) resolvedAt(i int) chaos.Fault {
 	return chaos.Fault{}
 }
 
-// weakerThan lists the faults one notch weaker than f, which resolved to r.
+// weakerThan lists the faults one notch weaker than f, which resolved to r:
+// its kind's weaker forms (chaos.Weaker).
 func weakerThan(f chaos.Spec, r chaos.Fault, members []election.NodeID) []chaos.Spec {
-	var out []chaos.Spec
-	switch f.Op {
-	case chaos.Kill:
-		g := f.Clone()
-		g.Op = chaos.Stop
-		out = append(out, g)
-	case chaos.Partition:
-		p := f.Partition
-		if len(p.OneWay) == 2 {
-			return nil
-		}
-		links := r.CutLinks(members)
-		if len(p.Cut) == 2 {
-			links = [][2]election.NodeID{{p.Cut[0], p.Cut[1]}, {p.Cut[1], p.Cut[0]}}
-		} else {
-			// The two-way cuts of the partition's links first.
-			for _, l := range links {
-				if l[0] < l[1] && slices.Contains(links, [2]election.NodeID{l[1], l[0]}) {
-					out = append(out, partition(chaos.PartitionSpec{Cut: []election.NodeID{l[0], l[1]}}))
-				}
-			}
-		}
-		for _, l := range links {
-			out = append(out, partition(chaos.PartitionSpec{OneWay: []election.NodeID{l[0], l[1]}}))
-		}
-	}
-	return out
+	return chaos.Weaker(f, r, members)
 }
 
 // shortenWaits halves one wait at a time, down to minWait.

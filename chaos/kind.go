@@ -1,0 +1,383 @@
+package chaos
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/clock"
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+// A Kind is everything the testbed knows about one fault operation, in one
+// place: its words, the values it carries, what it may target, its edges
+// (decide), its effect on the world model (apply), what ends it, and how a
+// report draws it. Whatever must know a fault asks its Kind — the resolver,
+// Decide, State.Apply, the timeline's spans, the report, help and docs
+// tables — so adding a fault kind is adding one entry to kinds, plus a hook
+// in each backend that can carry it out.
+type Kind struct {
+	Op Op
+	// Family groups kinds for people and for the explorer's defaults.
+	Family Family
+	// Summary is the one line help and docs tables give.
+	Summary string
+	// Params are the values a step of this kind carries beyond its target:
+	// the YAML keys of a scenario step, the flags of `ringleader fault`,
+	// the keys of the history record's params.
+	Params []Param
+	// Targets are the symbolic targets it takes; nil when it takes none
+	// (heal) or has its own form (partition).
+	Targets []TargetKind
+	// WordsTarget is the target `ringleader fault` assumes when none is
+	// given (loss 10 hits all); empty: the target must be given.
+	WordsTarget TargetKind
+	// EndedBy lists the operations that end it for the nodes they name (one
+	// that names none ends it for all), when Restores accepts them; empty:
+	// it is a moment, not a span (restart, resume, heal).
+	EndedBy []Op
+	// Mark is how the report draws it.
+	Mark Mark
+	// Draws are how the explorer draws it (draw.go).
+	Draws []Draw
+
+	// pool: the nodes symbolic targets choose from (only a running node can
+	// be killed, only a down one restarted).
+	pool func(s State, id election.NodeID) bool
+	// decide checks f against the state and returns what to carry out
+	// (outcome.go says what every edge means).
+	decide func(f Fault, s State, members []election.NodeID) (Outcome, error)
+	// apply is the fault's effect on the world model.
+	apply func(s *State, f Fault, members []election.NodeID)
+	// weaken lists the faults one notch weaker, for the shrinker.
+	weaken func(sp Spec, resolved Fault, members []election.NodeID) []Spec
+	// checkParams, when set, checks a step's values together (a clock
+	// step gives a rate or a jump).
+	checkParams func(Spec) error
+	// restores, when set, says whether a fault of an EndedBy operation
+	// ends this kind (a clock fault ends a clock span only when it
+	// restores the rate).
+	restores func(Fault) bool
+}
+
+// Family groups fault kinds.
+type Family string
+
+const (
+	// Lifecycle faults act on a node's process.
+	Lifecycle Family = "process"
+	// Network faults act on the links between nodes.
+	Network Family = "network"
+	// Time faults act on the clock a node's election machine reads.
+	Time Family = "clock"
+)
+
+// MarkShape is how a report draws a fault.
+type MarkShape string
+
+const (
+	// MarkLine: a solid line at the moment it took effect.
+	MarkLine MarkShape = "line"
+	// MarkBand: a translucent band from when it took effect to its end.
+	MarkBand MarkShape = "band"
+	// MarkDash: a dashed line (what ends other faults).
+	MarkDash MarkShape = "dash"
+)
+
+// Mark is a kind's look in reports: its shape, colour and legend label.
+// Kinds that share a legend label share one legend entry.
+type Mark struct {
+	Shape  MarkShape
+	Colour string
+	Legend string
+}
+
+// Clock is the clock fault: the clock a node's election machine reads runs
+// at a rate, or jumps.
+const Clock Op = "clock"
+
+// The report's colours, one per mark.
+const (
+	killColour      = "#c62828"
+	pauseColour     = "#283593"
+	undoColour      = "#2e7d32"
+	partitionColour = "#7e57c2"
+	lossColour      = "#ef6c00"
+	delayColour     = "#00838f"
+	clockColour     = "#6d4c41"
+)
+
+var (
+	crashMark = Mark{Shape: MarkLine, Colour: killColour, Legend: "kill / stop"}
+	undoMark  = Mark{Shape: MarkDash, Colour: undoColour, Legend: "restart / resume / heal"}
+)
+
+// kindList is every fault kind, in the order help and docs list them.
+var kindList = []Kind{
+	{
+		Op: Kill, Family: Lifecycle, Summary: "SIGKILL: the node and its NATS server vanish",
+		Targets: crashTargets, EndedBy: []Op{Restart}, Mark: crashMark,
+		pool: isUp, decide: decideNodes,
+		apply: func(s *State, f Fault, _ []election.NodeID) { goDown(s, f.Nodes) },
+		Draws: killDraws, weaken: weakenKill,
+	},
+	{
+		Op: Stop, Family: Lifecycle, Summary: "SIGTERM: the node shuts down gracefully",
+		Targets: crashTargets, EndedBy: []Op{Restart}, Mark: crashMark,
+		pool: isUp, decide: decideNodes,
+		apply: func(s *State, f Fault, _ []election.NodeID) { goDown(s, f.Nodes) },
+		Draws: stopDraws,
+	},
+	{
+		Op: Restart, Family: Lifecycle, Summary: "start a killed or stopped node again from what it persisted",
+		Targets: []TargetKind{TargetDown, TargetOne, TargetAll}, Mark: undoMark,
+		pool: func(s State, id election.NodeID) bool { return !s.Up[id] }, decide: decideNodes,
+		apply: func(s *State, f Fault, _ []election.NodeID) {
+			for _, id := range f.Nodes {
+				s.Up[id] = true
+				delete(s.Paused, id)
+				delete(s.Views, id) // a new process has no view yet
+				if c, ok := s.Clocks[id]; ok {
+					// The machine keeps its rate; the process that
+					// read the jumps is gone.
+					c.Jumped = 0
+					s.Clocks[id] = c
+					if c.Rate == 1 {
+						delete(s.Clocks, id)
+					}
+				}
+			}
+		},
+		Draws: restartDraws,
+	},
+	{
+		Op: Pause, Family: Lifecycle, Summary: "freeze the node (docker pause; a frozen process in the simulator)",
+		Targets: crashTargets, EndedBy: []Op{Resume, Restart, Kill, Stop},
+		Mark: Mark{Shape: MarkLine, Colour: pauseColour, Legend: "pause"},
+		pool: State.Live, decide: decideNodes,
+		apply: func(s *State, f Fault, _ []election.NodeID) {
+			for _, id := range f.Nodes {
+				s.Paused[id] = true
+			}
+		},
+		Draws: pauseDraws,
+	},
+	{
+		Op: Resume, Family: Lifecycle, Summary: "thaw a paused node",
+		Targets: []TargetKind{TargetPaused, TargetOne, TargetAll}, Mark: undoMark,
+		pool: func(s State, id election.NodeID) bool { return s.Up[id] && s.Paused[id] }, decide: decideNodes,
+		apply: func(s *State, f Fault, _ []election.NodeID) {
+			for _, id := range f.Nodes {
+				delete(s.Paused, id)
+			}
+		},
+		Draws: resumeDraws,
+	},
+	{
+		Op: Partition, Family: Network, Summary: "cut links: groups, a named shape, a two-way cut or a one-way cut",
+		EndedBy: []Op{Heal}, Mark: Mark{Shape: MarkBand, Colour: partitionColour, Legend: "partition in force"},
+		pool: isUp, decide: decidePartition,
+		apply: func(s *State, f Fault, members []election.NodeID) {
+			for _, l := range f.CutLinks(members) {
+				s.Cut[l] = true
+			}
+		},
+		Draws: partitionDraws, weaken: weakenPartition,
+	},
+	{
+		Op: Heal, Family: Network, Summary: "remove every cut, loss and delay (never restarts, resumes or resets clocks)",
+		Mark: undoMark, decide: decideHeal,
+		apply: func(s *State, _ Fault, _ []election.NodeID) {
+			clear(s.Cut)
+			clear(s.Loss)
+			clear(s.Delay)
+		},
+		Draws: healDraws,
+	},
+	{
+		Op: Loss, Family: Network, Summary: "drop a fraction of the packets to and from the nodes",
+		Params:  []Param{percentParam},
+		Targets: crashTargets, WordsTarget: TargetAll, EndedBy: []Op{Heal}, Mark: Mark{Shape: MarkBand, Colour: lossColour, Legend: "loss in force"},
+		pool: isUp, decide: decideLoss,
+		apply: func(s *State, f Fault, _ []election.NodeID) {
+			for _, id := range f.Nodes {
+				if f.Loss > 0 {
+					s.Loss[id] = f.Loss
+				} else {
+					delete(s.Loss, id)
+				}
+			}
+		},
+		Draws: lossDraws,
+	},
+	{
+		Op: Delay, Family: Network, Summary: "delay the packets to and from the nodes",
+		Params:  []Param{msParam, jitterParam},
+		Targets: crashTargets, WordsTarget: TargetAll, EndedBy: []Op{Heal}, Mark: Mark{Shape: MarkBand, Colour: delayColour, Legend: "delay in force"},
+		pool: isUp, decide: decideDelay,
+		apply: func(s *State, f Fault, _ []election.NodeID) {
+			for _, id := range f.Nodes {
+				if f.Delay > 0 || f.Jitter > 0 {
+					s.Delay[id] = Latency{Delay: f.Delay, Jitter: f.Jitter}
+				} else {
+					delete(s.Delay, id)
+				}
+			}
+		},
+		Draws: delayDraws,
+	},
+	{
+		Op: Clock, Family: Time, Summary: "the clock the node's election machine reads runs at a rate, or jumps (histories keep true time)",
+		Params: []Param{rateParam, jumpParam},
+		checkParams: func(sp Spec) error {
+			if sp.Rate == 0 && sp.Jump == 0 {
+				return fmt.Errorf("give rate (1 is real speed, 0.5 half speed) or jump (a duration such as 2s or -500ms), or both")
+			}
+			return nil
+		},
+		Targets: crashTargets, EndedBy: []Op{Clock},
+		Mark: Mark{Shape: MarkBand, Colour: clockColour, Legend: "clock skewed"},
+		pool: isUp, decide: decideClock, apply: applyClock,
+		restores: func(f Fault) bool { return f.Rate == 1 && f.Jump == 0 },
+		Draws:    clockDraws, weaken: weakenClock,
+	},
+}
+
+// kinds indexes kindList by operation.
+var kinds = func() map[Op]Kind {
+	m := make(map[Op]Kind, len(kindList))
+	for _, k := range kindList {
+		m[k.Op] = k
+	}
+	return m
+}()
+
+// Kinds lists every fault kind, in the order help and docs list them.
+func Kinds() []Kind { return slices.Clone(kindList) }
+
+// KindOf is op's kind; ok is false for an unknown operation.
+func KindOf(op Op) (Kind, bool) {
+	k, ok := kinds[op]
+	return k, ok
+}
+
+// Ends reports whether later ends a span of a fault of this kind on node
+// id (later names no nodes: it ends the span for all).
+func (k Kind) Ends(later Fault, id election.NodeID) bool {
+	if !slices.Contains(k.EndedBy, later.Op) {
+		return false
+	}
+	if k.restores != nil && !k.restores(later) {
+		return false
+	}
+	return len(later.Nodes) == 0 || slices.Contains(later.Nodes, id)
+}
+
+// IsSpan reports whether a fault of this kind lasts until something ends
+// it (a kill, a partition) rather than being a moment (a restart, a heal).
+func (k Kind) IsSpan() bool { return len(k.EndedBy) > 0 }
+
+// LetsBackIn reports whether op is a moment that ends other faults —
+// restart, resume, heal — after which the returns checker measures how the
+// cluster takes nodes back.
+func LetsBackIn(op Op) bool {
+	if k, ok := kinds[op]; !ok || k.IsSpan() {
+		return false
+	}
+	for _, k := range kindList {
+		if slices.Contains(k.EndedBy, op) {
+			return true
+		}
+	}
+	return false
+}
+
+func isUp(s State, id election.NodeID) bool { return s.Up[id] }
+
+// goDown takes nodes down: not running, not paused, no view.
+func goDown(s *State, ids []election.NodeID) {
+	for _, id := range ids {
+		s.Up[id] = false
+		delete(s.Paused, id)
+		delete(s.Views, id)
+	}
+}
+
+func applyClock(s *State, f Fault, _ []election.NodeID) {
+	for _, id := range f.Nodes {
+		c := s.ClockOf(id)
+		if f.Rate > 0 {
+			c.Rate = f.Rate
+		}
+		c.Jumped += f.Jump
+		if c.Rate == 1 && c.Jumped == 0 {
+			delete(s.Clocks, id)
+			continue
+		}
+		s.Clocks[id] = c
+	}
+}
+
+// decideClock checks a clock fault: a rate within clock's bounds, a jump
+// within its bound, at least one of them; a rate a node already runs at,
+// with no jump, is a recorded no-op for it.
+func decideClock(f Fault, s State, _ []election.NodeID) (Outcome, error) {
+	if len(f.Nodes) == 0 {
+		return Outcome{}, fmt.Errorf("clock: no target nodes (to skew every node, target all)")
+	}
+	if f.Rate == 0 && f.Jump == 0 {
+		return Outcome{}, fmt.Errorf("clock: give a rate (1 is real speed) or a jump (a duration, negative to go back)")
+	}
+	if f.Rate != 0 {
+		if err := clock.CheckRate(f.Rate); err != nil {
+			return Outcome{}, err
+		}
+	}
+	if err := clock.CheckJump(f.Jump); err != nil {
+		return Outcome{}, err
+	}
+	out := Outcome{Fault: f}
+	out.Fault.Nodes = nil
+	var already []string
+	for _, id := range f.Nodes {
+		if !s.Up[id] {
+			return Outcome{}, fmt.Errorf("clock: node %d is down; restart it first", id)
+		}
+		if f.Jump == 0 && s.ClockOf(id).Rate == f.Rate {
+			already = append(already, fmt.Sprintf("node %d's clock already runs at %g×", id, f.Rate))
+			continue
+		}
+		out.Fault.Nodes = append(out.Fault.Nodes, id)
+	}
+	out.Note = noteAlready(already, len(out.Fault.Nodes))
+	return out, nil
+}
+
+// noteAlready is an outcome's note for the parts of a fault already so:
+// a no-op when nothing is left to carry out.
+func noteAlready(already []string, left int) string {
+	switch {
+	case len(already) == 0:
+		return ""
+	case left == 0:
+		return "no-op: " + strings.Join(already, ", ")
+	}
+	return "left alone: " + strings.Join(already, ", ")
+}
+
+// ClockText is how a person says a clock change: "rate 0.5", "jump +2s".
+func ClockText(rate float64, jump time.Duration) string {
+	var parts []string
+	if rate != 0 {
+		parts = append(parts, fmt.Sprintf("rate %g", rate))
+	}
+	if jump != 0 {
+		sign := "+"
+		if jump < 0 {
+			sign = ""
+		}
+		parts = append(parts, fmt.Sprintf("jump %s%v", sign, jump))
+	}
+	return strings.Join(parts, " ")
+}
