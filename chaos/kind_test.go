@@ -9,7 +9,6 @@ import (
 	"github.com/ringleader-dev/ringleader/election"
 )
 
-
 // TestEveryKindIsComplete: a kind without its edges, its effect or a way
 // to be drawn is a kind half added.
 func TestEveryKindIsComplete(t *testing.T) {

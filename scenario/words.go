@@ -325,4 +325,3 @@ func target(w string) string {
 	}
 	return w
 }
-

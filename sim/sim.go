@@ -95,9 +95,9 @@ type node struct {
 	delay, jitter time.Duration
 	// clk is the node's clock when a clock fault skewed it (skewed);
 	// jumped is the sum of the jumps it took, to follow the world model.
-	clk     clock.Clock
-	skewed  bool
-	jumped  time.Duration
+	clk    clock.Clock
+	skewed bool
+	jumped time.Duration
 	// pauses counts this node's pauses, so a hint about one pause is
 	// not delivered during the next.
 	pauses uint64
@@ -245,13 +245,13 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 		return nil, fmt.Errorf("sim: loss %v in a fault-free run: with no failure detector a lost message is never replaced", opts.Loss)
 	}
 	s := &Sim{
-		alg:      alg,
-		opts:     opts,
-		timing:   opts.Timing.WithDefaults(),
-		sink:     sink,
-		index:    make(map[election.NodeID]int32, len(opts.Members)),
-		netSrc:   rand.NewPCG(uint64(opts.Seed), netStream),
-		linkLast: map[uint64]time.Duration{},
+		alg:       alg,
+		opts:      opts,
+		timing:    opts.Timing.WithDefaults(),
+		sink:      sink,
+		index:     make(map[election.NodeID]int32, len(opts.Members)),
+		netSrc:    rand.NewPCG(uint64(opts.Seed), netStream),
+		linkLast:  map[uint64]time.Duration{},
 		state:     chaos.NewState(),
 		counts:    Counts{},
 		trackFIFO: opts.Delay.Kind != DistConstant,
@@ -385,7 +385,7 @@ func (s *Sim) build(n *node) error {
 	n.seq = 0
 	n.timers = n.timers[:0]
 	n.held = emptied(n.held)
-	n.routesLost = nil // a new process has no stale routes
+	n.routesLost = nil            // a new process has no stale routes
 	n.skewed, n.jumped = false, 0 // nor a clock that took jumps
 	return nil
 }
