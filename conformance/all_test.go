@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ringleader-dev/ringleader/conformance"
 	"github.com/ringleader-dev/ringleader/election"
 	_ "github.com/ringleader-dev/ringleader/election/all" // every real algorithm
-	"github.com/ringleader-dev/ringleader/conformance"
 )
 
 // expected are the algorithms the project ships. The count assertion below

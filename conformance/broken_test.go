@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/conformance"
+	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/internal/toyelection"
 )
 

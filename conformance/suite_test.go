@@ -3,8 +3,8 @@ package conformance_test
 import (
 	"testing"
 
-	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/conformance"
+	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/internal/toyelection"
 )
 

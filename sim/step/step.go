@@ -38,13 +38,26 @@ type Driver struct {
 	rng *rand.Rand
 	// counted is the counts at the last ResetCounts.
 	counted sim.Counts
+	// countedRecs is the length of the history at the last ResetCounts.
+	countedRecs int
 }
 
-// New builds a cluster and boots every node. Unlike a scenario run, the
+// New builds a cluster and boots every node: Build, then Start. Unlike a scenario run, the
 // network gives no failure hints unless opts.Hints says so (the zero
 // value here means off): every hint a test relies on is one it gave.
 // The zero Delay is the simulator's, a constant 1 ms.
 func New(opts sim.Options) (*Driver, error) {
+	d, err := Build(opts)
+	if err != nil {
+		return nil, err
+	}
+	d.Start()
+	return d, nil
+}
+
+// Build builds a cluster without booting it, so that a test can shape the
+// network first (a cut or partition applies before the nodes exist).
+func Build(opts sim.Options) (*Driver, error) {
 	if opts.Hints == (sim.Hints{}) {
 		opts.Hints.Off = true
 	}
@@ -57,9 +70,11 @@ func New(opts sim.Options) (*Driver, error) {
 		return nil, err
 	}
 	d.Sim = s
-	s.Start()
 	return d, nil
 }
+
+// Start boots every node at the current instant, in ring order.
+func (d *Driver) Start() { d.Sim.Start() }
 
 // Members in ring order.
 func (d *Driver) Members() []election.NodeID { return d.Sim.Members() }
@@ -169,14 +184,18 @@ func (d *Driver) ElectionMessages() int {
 }
 
 // ResetCounts starts counting messages afresh.
-func (d *Driver) ResetCounts() { d.counted = d.Sim.Counts() }
+func (d *Driver) ResetCounts() {
+	d.counted = d.Sim.Counts()
+	d.countedRecs = len(d.Records())
+}
 
-// Sent lists the messages sent since virtual time from, in order.
-func (d *Driver) Sent(from time.Duration) []election.Message {
+// Sent lists the messages sent since the last ResetCounts (or the start),
+// in order. It reads the history, so messages are listed only when the
+// cluster records them (Options.OmitMessages unset).
+func (d *Driver) Sent() []election.Message {
 	var out []election.Message
-	start := history.SimOrigin.Add(from)
-	for _, r := range d.Records() {
-		if r.Kind == history.KindSend && !r.Time.Before(start) {
+	for _, r := range d.Records()[d.countedRecs:] {
+		if r.Kind == history.KindSend {
 			out = append(out, *r.Msg)
 		}
 	}
