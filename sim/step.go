@@ -127,10 +127,10 @@ func (s *Sim) Next() (Pending, Outcome, bool) {
 		switch {
 		case len(n.held) > heldBefore:
 			out = Held
-		case p.Kind == PendingDeliver && s.counts.Lost > before.Lost:
-			out = Lost
-		case p.Kind == PendingDeliver:
+		case p.Kind == PendingDeliver && s.counts.Delivered > before.Delivered:
 			out = Delivered
+		case p.Kind == PendingDeliver:
+			out = Lost
 		}
 		return p, out, true
 	}

@@ -395,7 +395,7 @@ func indent(s string) string {
 }
 
 // at is a virtual instant as a transcript shows it.
-func at(t time.Duration) string { return fmt.Sprintf("[%v]", t) }
+func at(t time.Duration) string { return fmt.Sprintf("[%v]", t.Round(time.Microsecond)) }
 
 func viewText(v election.View) string {
 	switch v.Role {
