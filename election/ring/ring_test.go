@@ -6,34 +6,9 @@ import (
 	"testing"
 
 	"github.com/ringleader-dev/ringleader/election"
-	"github.com/ringleader-dev/ringleader/election/changroberts"
 	"github.com/ringleader-dev/ringleader/election/ring"
 	"github.com/ringleader-dev/ringleader/election/ringnet"
 )
-
-func elect(t testing.TB, ring []election.NodeID) *ringnet.Net {
-	t.Helper()
-	return ringnet.ElectHighest(t, "ring", ring)
-}
-
-func TestRingConcurrentInitiatorsCostTheHopSumAndOneCoordinator(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 7))
-	for _, n := range []int{1, 2, 5, 17, 64, 300} {
-		for _, ids := range [][]election.NodeID{ringnet.Increasing(n), ringnet.Decreasing(n), ringnet.Shuffled(n, r)} {
-			net := elect(t, ids)
-			want := changroberts.HopSum(ids)
-			if got := net.ElectionMessages(); got != want {
-				t.Errorf("n=%d %v: %d ELECTION messages, want the hop sum %d", n, ids[:min(n, 8)], got, want)
-			}
-			if f := ring.Formula(ids); !f.Exact || int(f.Value) != want {
-				t.Errorf("n=%d: formula %+v, want exact %d", n, f, want)
-			}
-			if n > 1 && net.AnnounceMessages() != n {
-				t.Errorf("n=%d: %d COORDINATOR messages, want exactly one round (%d)", n, net.AnnounceMessages(), n)
-			}
-		}
-	}
-}
 
 func TestRingCoordinatorCarriesEveryLiveMember(t *testing.T) {
 	ids := []election.NodeID{4, 9, 2, 7, 5}
@@ -56,22 +31,5 @@ func TestRingCoordinatorCarriesEveryLiveMember(t *testing.T) {
 	}
 	if v := m.View(); v.Role != election.Leader || v.Leader != 9 {
 		t.Fatalf("view %v, want leader 9", v)
-	}
-}
-
-func TestRingSkipsDeadNodesAndLeavesThemOffTheList(t *testing.T) {
-	ids := []election.NodeID{4, 9, 2, 7, 5}
-	net := elect(t, ids)
-	net.Kill(9)
-	net.Kill(2)
-	net.Fire(4, ringnet.TimerSuspect)
-	if err := net.Settle(); err != nil {
-		t.Fatal(err)
-	}
-	if leader, ok := net.Agreed(); !ok || leader != 7 {
-		t.Fatalf("after 9 and 2 crashed: agreed=%v leader %d, want 7; views %v", ok, leader, net.Views)
-	}
-	if net.Sent[ringnet.TypeAck] == 0 {
-		t.Fatal("no hop was acknowledged")
 	}
 }

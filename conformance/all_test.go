@@ -1,13 +1,13 @@
-package electiontest_test
+package conformance_test
 
 import (
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ringleader-dev/ringleader/conformance"
 	"github.com/ringleader-dev/ringleader/election"
 	_ "github.com/ringleader-dev/ringleader/election/all" // every real algorithm
-	"github.com/ringleader-dev/ringleader/election/electiontest"
 )
 
 // expected are the algorithms the project ships. The count assertion below
@@ -47,7 +47,7 @@ func TestEveryExpectedAlgorithmIsRegistered(t *testing.T) {
 func TestEveryAlgorithmConforms(t *testing.T) {
 	for _, a := range shipped() {
 		t.Run(a.Name, func(t *testing.T) {
-			electiontest.Run(t, a)
+			conformance.Run(t, a)
 		})
 	}
 }

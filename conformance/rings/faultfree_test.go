@@ -1,4 +1,4 @@
-package ringnet_test
+package rings_test
 
 import (
 	"errors"

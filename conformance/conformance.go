@@ -1,4 +1,4 @@
-// Package electiontest is the conformance suite every election algorithm
+// Package conformance is the conformance suite every election algorithm
 // passes, in the manner of nettest.TestConn and fstest.TestFS: one function,
 // Run, proves through the simulator that an algorithm does what its
 // registration claims.
@@ -14,7 +14,7 @@
 //   - A few hundred random fault schedules (package sim/explore): every
 //     claimed checker passes on every one, in both quorum modes when the
 //     algorithm supports a majority.
-package electiontest
+package conformance
 
 import (
 	"fmt"

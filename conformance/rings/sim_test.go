@@ -1,4 +1,4 @@
-package ringnet_test
+package rings_test
 
 import (
 	"math/rand/v2"
@@ -143,7 +143,8 @@ func TestRingElectionsConvergeAfterRandomCrashesRestartsAndLoss(t *testing.T) {
 
 // With every node starting at once, which messages are sent depends only on
 // the IDs, not on when messages arrive: a reordering network (uniform
-// delays from 0.1 to 20 ms) pays exactly what the FIFO driver pays. For
+// delays from 0.1 to 20 ms) pays exactly what a network of one constant
+// delay, where every message keeps its sending order, pays. For
 // Peterson this exercises holding messages that arrive a step early.
 func TestElectionCountsDoNotDependOnMessageTiming(t *testing.T) {
 	ids, err := sim.Arrange("random", 40, 11)
@@ -151,13 +152,7 @@ func TestElectionCountsDoNotDependOnMessageTiming(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range ringAlgorithms {
-		net, err := ringnet.NewNet(name, ids)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := net.Elect(); err != nil {
-			t.Fatal(err)
-		}
+		fifo := elect(t, name, ids)
 		for seed := int64(1); seed <= 5; seed++ {
 			c, err := sim.RunComplexity(sim.Options{
 				Algorithm: name, Seed: seed,
@@ -169,8 +164,8 @@ func TestElectionCountsDoNotDependOnMessageTiming(t *testing.T) {
 			if !c.Agreed || c.Leader != 40 {
 				t.Errorf("%s seed %d: leader %d agreed %v, want 40", name, seed, c.Leader, c.Agreed)
 			}
-			if c.Messages != net.ElectionMessages() {
-				t.Errorf("%s seed %d: %d election messages with random delays, %d in FIFO order", name, seed, c.Messages, net.ElectionMessages())
+			if c.Messages != fifo.Messages {
+				t.Errorf("%s seed %d: %d election messages with random delays, %d in FIFO order", name, seed, c.Messages, fifo.Messages)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package electiontest_test
+package conformance_test
 
 import (
 	"bytes"
@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ringleader-dev/ringleader/conformance"
 	"github.com/ringleader-dev/ringleader/election"
-	"github.com/ringleader-dev/ringleader/election/electiontest"
 	"github.com/ringleader-dev/ringleader/internal/toyelection"
 )
 
@@ -40,7 +40,7 @@ func TestSuiteFailsAnAlgorithmThatElectsTheLowestIDButClaimsBullyMax(t *testing.
 		if err != nil {
 			t.Fatal(err)
 		}
-		electiontest.RunWith(t, a, electiontest.Options{Schedules: 20})
+		conformance.RunWith(t, a, conformance.Options{Schedules: 20})
 		return
 	}
 

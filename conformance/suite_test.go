@@ -1,10 +1,10 @@
-package electiontest_test
+package conformance_test
 
 import (
 	"testing"
 
+	"github.com/ringleader-dev/ringleader/conformance"
 	"github.com/ringleader-dev/ringleader/election"
-	"github.com/ringleader-dev/ringleader/election/electiontest"
 	"github.com/ringleader-dev/ringleader/internal/toyelection"
 )
 
@@ -29,5 +29,5 @@ func TestSuitePassesAHonestAlgorithm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	electiontest.RunWith(t, a, electiontest.Options{Schedules: 100})
+	conformance.RunWith(t, a, conformance.Options{Schedules: 100})
 }
