@@ -107,11 +107,18 @@ type Message struct {
 	Seq uint64 `json:"seq,omitempty"`
 	// Reply marks a reply travelling back (HS) or a granted vote.
 	Reply bool `json:"reply,omitempty"`
+	// Payload is opaque to ringleader: bytes an algorithm encodes its own
+	// way (a Raft message's protobuf form, a foreign program's state).
+	// The runtimes carry it unread; the wire bounds it only through the
+	// bound on the whole encoded message (wire.MaxSize). JSON writes it in
+	// standard base64, as encoding/json does any []byte.
+	Payload []byte `json:"payload,omitempty"`
 }
 
-// Clone returns a deep copy (Members is the only reference field).
+// Clone returns a deep copy (Members and Payload are the reference fields).
 func (m Message) Clone() Message {
 	m.Members = slices.Clone(m.Members)
+	m.Payload = slices.Clone(m.Payload)
 	return m
 }
 
@@ -134,25 +141,20 @@ const (
 )
 
 func (k EventKind) String() string {
-	switch k {
-	case EventStart:
-		return "start"
-	case EventReceive:
-		return "receive"
-	case EventTimer:
-		return "timer"
-	case EventPeerDown:
-		return "peer-down"
+	if b, err := k.MarshalText(); err == nil {
+		return string(b)
 	}
 	return fmt.Sprintf("event(%d)", int(k))
 }
 
-// Event is one input to a machine.
+// Event is one input to a machine. Its JSON form is part of the contract
+// other languages speak (docs/contract.md): fields a kind does not use are
+// left out.
 type Event struct {
-	Kind  EventKind
-	Msg   Message // EventReceive
-	Timer string  // EventTimer
-	Peer  NodeID  // EventPeerDown
+	Kind  EventKind `json:"kind"`
+	Msg   Message   `json:"msg,omitzero"`   // EventReceive
+	Timer string    `json:"timer,omitempty"` // EventTimer
+	Peer  NodeID    `json:"peer,omitempty"`  // EventPeerDown
 	// Now is the runtime's monotonic clock when the event is delivered,
 	// from an origin fixed for the machine's life (virtual time in the
 	// simulator). Time is an input, as raft's Tick is: a machine may
@@ -160,8 +162,8 @@ type Event struct {
 	// out while it could not run (a paused process's timers all fire at
 	// once on thaw, in no useful order), but it never reads a clock
 	// itself. Runtimes that cannot tell time leave it zero, and machines
-	// must then fall back on their timers.
-	Now time.Duration
+	// must then fall back on their timers. JSON: integer nanoseconds.
+	Now time.Duration `json:"now_ns"`
 }
 
 // EffectKind says what a machine wants done.
@@ -188,40 +190,36 @@ const (
 )
 
 func (k EffectKind) String() string {
-	switch k {
-	case EffectSend:
-		return "send"
-	case EffectBroadcast:
-		return "broadcast"
-	case EffectSetTimer:
-		return "set-timer"
-	case EffectCancelTimer:
-		return "cancel-timer"
-	case EffectView:
-		return "view"
-	case EffectPersist:
-		return "persist"
+	if b, err := k.MarshalText(); err == nil {
+		return string(b)
 	}
 	return fmt.Sprintf("effect(%d)", int(k))
 }
 
-// Effect is one output of a machine.
+// Effect is one output of a machine. Its JSON form is part of the contract
+// (docs/contract.md): fields a kind does not use are left out.
 type Effect struct {
-	Kind    EffectKind
-	Msg     Message       // EffectSend, EffectBroadcast
-	Timer   string        // EffectSetTimer, EffectCancelTimer
-	After   time.Duration // EffectSetTimer
-	View    View          // EffectView
-	Durable Durable       // EffectPersist
+	Kind  EffectKind `json:"kind"`
+	Msg   Message    `json:"msg,omitzero"`   // EffectSend, EffectBroadcast
+	Timer string     `json:"timer,omitempty"` // EffectSetTimer, EffectCancelTimer
+	// After is the timer's delay (EffectSetTimer). JSON: integer
+	// nanoseconds.
+	After   time.Duration `json:"after_ns,omitempty"`
+	View    View          `json:"view,omitzero"`    // EffectView
+	Durable Durable       `json:"durable,omitzero"` // EffectPersist
 }
 
 // Durable is the state an algorithm needs to survive a crash, as a raft
 // node's HardState: the highest epoch it has seen and the epoch it last voted
-// in (so a restarted voter cannot vote twice in one epoch).
+// in (so a restarted voter cannot vote twice in one epoch), and an opaque
+// Blob for whatever else the algorithm must keep (a Raft log's tail, a
+// foreign program's state), at most MaxDurableBlob bytes.
 type Durable struct {
 	Epoch      uint64 `json:"epoch"`
 	VotedEpoch uint64 `json:"voted_epoch"`
 	VotedFor   NodeID `json:"voted_for"`
+	// Blob is opaque to ringleader; JSON writes it in standard base64.
+	Blob []byte `json:"blob,omitempty"`
 }
 
 // Machine is one node's algorithm state.

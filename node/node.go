@@ -157,7 +157,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		"heartbeat":       cfg.Timing.Heartbeat.String(),
 		"suspicion":       cfg.Timing.Suspicion.String(),
 		"answer":          cfg.Timing.Answer.String(),
-		"durable":         durable,
+		"durable":         durable.Summary(),
 		"seed":            cfg.Seed,
 		"embedded_nats":   cfg.NATSURL == "",
 	}, "node starting")
@@ -252,7 +252,7 @@ func (n *Node) distrustDurable(d *election.Durable) bool {
 	if problem == nil {
 		return false
 	}
-	f := logrus.Fields{"durable": *d, "problem": problem.Error()}
+	f := logrus.Fields{"durable": d.Summary(), "problem": problem.Error()}
 	if moved, err := setAsideDurable(n.cfg.StateDir, n.cfg.ID); err != nil {
 		f["set_aside_error"] = err.Error()
 	} else {

@@ -353,7 +353,9 @@ func (s *Sim) Members() []election.NodeID { return slices.Clone(s.opts.Members) 
 // Timing with defaults filled in.
 func (s *Sim) Timing() election.Timing { return s.timing }
 
-// Err is the first error the history sink returned, if any.
+// Err is the first error the history sink returned, or the first persist
+// the simulator refused (a Durable blob over election.MaxDurableBlob), if
+// any.
 func (s *Sim) Err() error { return s.sinkErr }
 
 // build makes a node's next machine (a new boot). Every boot gets its own
@@ -709,7 +711,16 @@ func (s *Sim) step(n *node, ev election.Event) {
 				s.emit(r)
 			}
 		case election.EffectPersist:
-			n.durable = e.Durable
+			// A blob over the bound is the machine's bug: the node keeps
+			// its previous state, as a node whose disk refused the
+			// write, and the run reports it through Err.
+			if err := e.Durable.CheckSize(); err != nil {
+				if s.sinkErr == nil {
+					s.sinkErr = fmt.Errorf("sim: node %d: persist refused: %w", n.id, err)
+				}
+				continue
+			}
+			n.durable = e.Durable.Clone()
 		}
 	}
 }
