@@ -138,7 +138,7 @@ func TestContractRoundTrip(t *testing.T) {
 func TestContractRefusesUnknown(t *testing.T) {
 	bad := []struct {
 		what, json, want string
-		into         any
+		into             any
 	}{
 		{"unknown event kind", `{"kind":"tick"}`, `event kind "tick": want one of`, new(election.Event)},
 		{"event kind as a number", `{"kind":2}`, `cannot unmarshal number`, new(election.Event)},

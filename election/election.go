@@ -152,7 +152,7 @@ func (k EventKind) String() string {
 // left out.
 type Event struct {
 	Kind  EventKind `json:"kind"`
-	Msg   Message   `json:"msg,omitzero"`   // EventReceive
+	Msg   Message   `json:"msg,omitzero"`    // EventReceive
 	Timer string    `json:"timer,omitempty"` // EventTimer
 	Peer  NodeID    `json:"peer,omitempty"`  // EventPeerDown
 	// Now is the runtime's monotonic clock when the event is delivered,
@@ -200,7 +200,7 @@ func (k EffectKind) String() string {
 // (docs/contract.md): fields a kind does not use are left out.
 type Effect struct {
 	Kind  EffectKind `json:"kind"`
-	Msg   Message    `json:"msg,omitzero"`   // EffectSend, EffectBroadcast
+	Msg   Message    `json:"msg,omitzero"`    // EffectSend, EffectBroadcast
 	Timer string     `json:"timer,omitempty"` // EffectSetTimer, EffectCancelTimer
 	// After is the timer's delay (EffectSetTimer). JSON: integer
 	// nanoseconds.
