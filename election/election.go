@@ -236,30 +236,38 @@ type Machine interface {
 type QuorumMode string
 
 const (
+	// QuorumDefault: no mode was given; Algorithm.ResolveQuorum makes it
+	// the algorithm's default. A machine never sees it.
+	QuorumDefault QuorumMode = ""
 	// NoQuorum: any node may lead the nodes it can reach (split brain is
 	// possible under partitions, as in the papers).
-	NoQuorum QuorumMode = ""
+	NoQuorum QuorumMode = "none"
 	// Majority: a leader needs votes from a majority of the configured
 	// membership and holds a lease (see package bully).
 	Majority QuorumMode = "majority"
 )
 
 // ParseQuorum reads a quorum mode as scenario files, flags and environment
-// variables write it: "none" (or nothing) or "majority".
+// variables write it: "none", "majority", or nothing (QuorumDefault: the
+// algorithm's default, resolved by Algorithm.ResolveQuorum).
 func ParseQuorum(s string) (QuorumMode, error) {
-	switch s {
-	case "", "none":
-		return NoQuorum, nil
-	case string(Majority):
-		return Majority, nil
+	switch QuorumMode(s) {
+	case QuorumDefault, NoQuorum, Majority:
+		return QuorumMode(s), nil
 	}
-	return NoQuorum, fmt.Errorf("quorum %q: want none or majority", s)
+	return QuorumDefault, fmt.Errorf("quorum %q: want none or majority (or nothing, for the algorithm's default)", s)
 }
 
-// String is the mode as people write it: "none" or "majority".
-func (q QuorumMode) String() string {
-	if q == NoQuorum {
-		return "none"
+// String is the mode as people write it: "none", "majority", or "" when
+// not given (so that it travels in flags and environment variables as
+// it came).
+func (q QuorumMode) String() string { return string(q) }
+
+// Text is the mode for a message: as String, with "default" for a mode
+// not given.
+func (q QuorumMode) Text() string {
+	if q == QuorumDefault {
+		return "default"
 	}
 	return string(q)
 }
@@ -347,7 +355,12 @@ type Config struct {
 	// Members is the whole configured membership. For ring algorithms
 	// its order is the ring: Members[i+1] is Members[i]'s successor.
 	Members []NodeID
-	Quorum  QuorumMode
+	// Quorum is a resolved mode (NoQuorum or Majority), never
+	// QuorumDefault: see Algorithm.Resolve.
+	Quorum QuorumMode
+	// Options are the algorithm's options, resolved (every declared
+	// option present, in canonical text): see Algorithm.Resolve.
+	Options Options
 	Timing  Timing
 	// Rand is the machine's only source of randomness; the runtime seeds
 	// it (from the run's seed in the simulator).
@@ -417,8 +430,10 @@ func (c Config) Validate() error {
 	}
 	switch c.Quorum {
 	case NoQuorum, Majority:
+	case QuorumDefault:
+		return fmt.Errorf("node %d: quorum mode not resolved (Algorithm.Resolve gives the algorithm's default)", c.ID)
 	default:
-		return fmt.Errorf("quorum %q: want \"\" (none) or %q", c.Quorum, Majority)
+		return fmt.Errorf("quorum %q: want %s or %s", c.Quorum, NoQuorum, Majority)
 	}
 	if c.Rand == nil {
 		return fmt.Errorf("node %d: Config.Rand is nil (the runtime must seed one)", c.ID)

@@ -85,7 +85,7 @@ func TestBadValueNamesTheFlagOrVariable(t *testing.T) {
 		{"peer no host", []string{"--id", "1", "--peers", "1="}, nil, "--peers", "ID=HOST"},
 		{"unknown algorithm", []string{"--id", "1", "--peers", "1=a", "--algorithm", "nope"}, nil, "--algorithm", testAlgorithm},
 		{"bad quorum", append(base, "--quorum", "most"), nil, "--quorum", "none or majority"},
-		{"quorum unsupported", append(base, "--quorum", "majority"), nil, "--quorum", "no quorum mode"},
+		{"quorum unsupported", append(base, "--quorum", "majority"), nil, "--quorum", "does not run with quorum majority"},
 		{"bad heartbeat", append(base, "--heartbeat", "fast"), nil, "--heartbeat", "duration"},
 		{"suspicion not above heartbeat", append(base, "--heartbeat", "1s", "--suspicion", "1s"), nil, "--suspicion", "longer"},
 		{"suspicion from env", base, map[string]string{"RINGLEADER_SUSPICION": "-1s"}, "RINGLEADER_SUSPICION", "positive duration"},

@@ -122,6 +122,13 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		cfg.SummaryEvery = DefaultSummaryEvery
 	}
 	cfg.Timing = cfg.Timing.WithDefaults()
+	// A registered algorithm's unset quorum mode and options take its
+	// defaults here, so the boot line records what runs.
+	if a, err := election.Lookup(cfg.Algorithm); err == nil {
+		if cfg.Quorum, cfg.Options, err = a.Resolve(cfg.Quorum, cfg.Options); err != nil {
+			return nil, fmt.Errorf("node %d: %w", cfg.ID, err)
+		}
+	}
 	n := &Node{
 		cfg:      cfg,
 		members:  cfg.Members(),
@@ -152,6 +159,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		history.LogSchema: history.LogSchemaVersion,
 		"algorithm":       cfg.Algorithm,
 		"quorum":          cfg.Quorum.String(),
+		"options":         cfg.Options.String(),
 		"peers":           FormatPeers(cfg.Peers),
 		"cluster":         cfg.Cluster,
 		"heartbeat":       cfg.Timing.Heartbeat.String(),
@@ -173,6 +181,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		ID:      cfg.ID,
 		Members: n.members,
 		Quorum:  cfg.Quorum,
+		Options: cfg.Options,
 		Timing:  cfg.Timing,
 		Rand:    mrand.New(mrand.NewPCG(cfg.Seed, uint64(cfg.ID))),
 		Durable: durable,

@@ -37,7 +37,11 @@ type Options struct {
 	Algorithm string
 	// Members in ring order.
 	Members []election.NodeID
+	// Quorum and Options may be left unset: New resolves them to the
+	// algorithm's defaults (election.Algorithm.Resolve), and Options()
+	// reports what it resolved.
 	Quorum  election.QuorumMode
+	Options election.Options
 	// Timing; zero fields take election.DefaultTiming.
 	Timing election.Timing
 	Seed   int64
@@ -220,7 +224,7 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	if err := alg.CheckQuorum(opts.Quorum); err != nil {
+	if opts.Quorum, opts.Options, err = alg.Resolve(opts.Quorum, opts.Options); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
 	if len(opts.Members) == 0 {
@@ -350,6 +354,10 @@ func (s *Sim) Algorithm() election.Algorithm { return s.alg }
 // Members in ring order.
 func (s *Sim) Members() []election.NodeID { return slices.Clone(s.opts.Members) }
 
+// Quorum and Options are the cluster's, resolved.
+func (s *Sim) Quorum() election.QuorumMode { return s.opts.Quorum }
+func (s *Sim) Options() election.Options   { return s.opts.Options }
+
 // Timing with defaults filled in.
 func (s *Sim) Timing() election.Timing { return s.timing }
 
@@ -367,6 +375,7 @@ func (s *Sim) build(n *node) error {
 		Members:    s.opts.Members, // shared: machines must not modify it
 		Membership: s.ring,
 		Quorum:     s.opts.Quorum,
+		Options:    s.opts.Options,
 		Timing:     s.timing,
 		Rand:       rand.New(rand.NewPCG(uint64(s.opts.Seed), uint64(n.id)<<24|uint64(n.boot))),
 		Durable:    n.durable,
