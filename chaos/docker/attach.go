@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -145,7 +146,7 @@ func (b *Backend) adoptNodes(ctx context.Context, run string) (chaos.ClusterSpec
 		}
 		if spec.Name == "" {
 			spec = s
-		} else if s.Name != spec.Name || !slices.Equal(s.Members, spec.Members) || s.Algorithm != spec.Algorithm || s.Quorum != spec.Quorum {
+		} else if s.Name != spec.Name || !slices.Equal(s.Members, spec.Members) || s.Algorithm != spec.Algorithm || s.Quorum != spec.Quorum || !maps.Equal(s.Options, spec.Options) {
 			return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: container %s belongs to another cluster (%s, members %v) than the rest (%s, members %v)", run, name, s.Name, s.Members, spec.Name, spec.Members)
 		}
 		if b.nodes[id] != nil {
@@ -194,6 +195,16 @@ func specFromEnv(env map[string]string) (chaos.ClusterSpec, election.NodeID, err
 	}
 	if s.Quorum, err = election.ParseQuorum(env["RINGLEADER_QUORUM"]); err != nil {
 		return s, 0, fmt.Errorf("RINGLEADER_QUORUM: %w", err)
+	}
+	if s.Options, err = election.ParseOptions(env["RINGLEADER_OPTIONS"]); err != nil {
+		return s, 0, fmt.Errorf("RINGLEADER_OPTIONS: %w", err)
+	}
+	// What the node runs: its algorithm's defaults where the environment
+	// left a setting out, as the node itself resolves them.
+	if a, lerr := election.Lookup(s.Algorithm); lerr == nil {
+		if s.Quorum, s.Options, err = a.Resolve(s.Quorum, s.Options); err != nil {
+			return s, 0, fmt.Errorf("RINGLEADER_QUORUM, RINGLEADER_OPTIONS: %w", err)
+		}
 	}
 	for _, d := range []struct {
 		name string
@@ -412,6 +423,9 @@ func ShapeMismatch(running, want chaos.ClusterSpec) string {
 	}
 	if running.Quorum != want.Quorum {
 		diffs = append(diffs, fmt.Sprintf("its quorum is %s, the scenario's %s (QUORUM=%s make up starts one that matches)", running.Quorum, want.Quorum, want.Quorum))
+	}
+	if !maps.Equal(running.Options, want.Options) {
+		diffs = append(diffs, fmt.Sprintf("its options are %q, the scenario's %q (OPTIONS=%q make up starts one that matches)", running.Options.String(), want.Options.String(), want.Options.String()))
 	}
 	if !slices.Equal(running.Members, want.Members) {
 		diffs = append(diffs, fmt.Sprintf("its members are %s, the scenario's %s", chaos.IDList(running.Members), chaos.IDList(want.Members)))
