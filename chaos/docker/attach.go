@@ -414,9 +414,23 @@ func (a Attached) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	return nil
 }
 
+// resolved is s with its quorum mode and options resolved to its
+// algorithm's defaults where left out, so that "not given" and the default
+// compare equal; s as it is when it names no known algorithm or asks for
+// what the algorithm does not take (the comparison then shows it).
+func resolved(s chaos.ClusterSpec) chaos.ClusterSpec {
+	if a, err := election.Lookup(s.Algorithm); err == nil {
+		if q, o, err := a.Resolve(s.Quorum, s.Options); err == nil {
+			s.Quorum, s.Options = q, o
+		}
+	}
+	return s
+}
+
 // ShapeMismatch says how a running cluster differs from the cluster a
 // scenario wants, or "" when they match. Names and seeds do not matter.
 func ShapeMismatch(running, want chaos.ClusterSpec) string {
+	running, want = resolved(running), resolved(want)
 	var diffs []string
 	if running.Algorithm != want.Algorithm {
 		diffs = append(diffs, fmt.Sprintf("it runs %s, the scenario wants %s", running.Algorithm, want.Algorithm))
