@@ -35,7 +35,7 @@ images: ## build the node image FROM scratch (nothing is pulled)
 # `make down`. Only its owner can read the file.
 SECRET_FILE := .ringleader/compose.secret
 
-up: images ## start the 5-node compose cluster with a fresh secret (ALGORITHM=, QUORUM=, LOG_LEVEL= to switch)
+up: images ## start the 5-node compose cluster with a fresh secret (ALGORITHM=, QUORUM=, OPTIONS="k=v,...", LOG_LEVEL= to switch)
 	@test -n "$(COMPOSE)" || { echo "neither 'docker compose' nor 'docker-compose' found" >&2; exit 1; }
 	@mkdir -p $(dir $(SECRET_FILE))
 	@if [ ! -s $(SECRET_FILE) ] || [ -z "$$(docker ps -aq --filter label=org.ringleader.run=compose)" ]; then \

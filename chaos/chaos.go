@@ -134,7 +134,10 @@ type ClusterSpec struct {
 	// Name namespaces NATS subjects and names containers; unique per run.
 	Name      string
 	Algorithm string
-	Quorum    election.QuorumMode
+	// Quorum and Options are the algorithm's, resolved by the scenario
+	// (election.Algorithm.Resolve); Validate resolves them again to check.
+	Quorum  election.QuorumMode
+	Options election.Options
 	// Members in ring order.
 	Members []election.NodeID
 	Timing  election.Timing
@@ -152,13 +155,14 @@ func (s ClusterSpec) Validate() error {
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w", s.Name, err)
 	}
-	if err := a.CheckQuorum(s.Quorum); err != nil {
+	q, _, err := a.Resolve(s.Quorum, s.Options)
+	if err != nil {
 		return fmt.Errorf("cluster %s: %w", s.Name, err)
 	}
 	if len(s.Members) < 1 {
 		return fmt.Errorf("cluster %s: no members", s.Name)
 	}
-	cfg := election.Config{ID: s.Members[0], Members: s.Members, Quorum: s.Quorum, Timing: s.Timing.WithDefaults(), Rand: dummyRand}
+	cfg := election.Config{ID: s.Members[0], Members: s.Members, Quorum: q, Timing: s.Timing.WithDefaults(), Rand: dummyRand}
 	return cfg.Validate()
 }
 

@@ -62,11 +62,7 @@ func RunWith(t *testing.T, alg election.Algorithm, opts Options) {
 	if _, err := election.Lookup(alg.Name); err != nil {
 		t.Fatalf("the suite runs algorithms through the registry: %v", err)
 	}
-	modes := []election.QuorumMode{election.NoQuorum}
-	if alg.Quorum {
-		modes = append(modes, election.Majority)
-	}
-	for _, q := range modes {
+	for _, q := range alg.Quorums {
 		name := "no-quorum"
 		if q == election.Majority {
 			name = "majority"

@@ -107,11 +107,18 @@ type Message struct {
 	Seq uint64 `json:"seq,omitempty"`
 	// Reply marks a reply travelling back (HS) or a granted vote.
 	Reply bool `json:"reply,omitempty"`
+	// Payload is opaque to ringleader: bytes an algorithm encodes its own
+	// way (a Raft message's protobuf form, a foreign program's state).
+	// The runtimes carry it unread; the wire bounds it only through the
+	// bound on the whole encoded message (wire.MaxSize). JSON writes it in
+	// standard base64, as encoding/json does any []byte.
+	Payload []byte `json:"payload,omitempty"`
 }
 
-// Clone returns a deep copy (Members is the only reference field).
+// Clone returns a deep copy (Members and Payload are the reference fields).
 func (m Message) Clone() Message {
 	m.Members = slices.Clone(m.Members)
+	m.Payload = slices.Clone(m.Payload)
 	return m
 }
 
@@ -134,25 +141,20 @@ const (
 )
 
 func (k EventKind) String() string {
-	switch k {
-	case EventStart:
-		return "start"
-	case EventReceive:
-		return "receive"
-	case EventTimer:
-		return "timer"
-	case EventPeerDown:
-		return "peer-down"
+	if b, err := k.MarshalText(); err == nil {
+		return string(b)
 	}
 	return fmt.Sprintf("event(%d)", int(k))
 }
 
-// Event is one input to a machine.
+// Event is one input to a machine. Its JSON form is part of the contract
+// other languages speak (docs/contract.md): fields a kind does not use are
+// left out.
 type Event struct {
-	Kind  EventKind
-	Msg   Message // EventReceive
-	Timer string  // EventTimer
-	Peer  NodeID  // EventPeerDown
+	Kind  EventKind `json:"kind"`
+	Msg   Message   `json:"msg,omitzero"`    // EventReceive
+	Timer string    `json:"timer,omitempty"` // EventTimer
+	Peer  NodeID    `json:"peer,omitempty"`  // EventPeerDown
 	// Now is the runtime's monotonic clock when the event is delivered,
 	// from an origin fixed for the machine's life (virtual time in the
 	// simulator). Time is an input, as raft's Tick is: a machine may
@@ -160,8 +162,8 @@ type Event struct {
 	// out while it could not run (a paused process's timers all fire at
 	// once on thaw, in no useful order), but it never reads a clock
 	// itself. Runtimes that cannot tell time leave it zero, and machines
-	// must then fall back on their timers.
-	Now time.Duration
+	// must then fall back on their timers. JSON: integer nanoseconds.
+	Now time.Duration `json:"now_ns"`
 }
 
 // EffectKind says what a machine wants done.
@@ -188,40 +190,36 @@ const (
 )
 
 func (k EffectKind) String() string {
-	switch k {
-	case EffectSend:
-		return "send"
-	case EffectBroadcast:
-		return "broadcast"
-	case EffectSetTimer:
-		return "set-timer"
-	case EffectCancelTimer:
-		return "cancel-timer"
-	case EffectView:
-		return "view"
-	case EffectPersist:
-		return "persist"
+	if b, err := k.MarshalText(); err == nil {
+		return string(b)
 	}
 	return fmt.Sprintf("effect(%d)", int(k))
 }
 
-// Effect is one output of a machine.
+// Effect is one output of a machine. Its JSON form is part of the contract
+// (docs/contract.md): fields a kind does not use are left out.
 type Effect struct {
-	Kind    EffectKind
-	Msg     Message       // EffectSend, EffectBroadcast
-	Timer   string        // EffectSetTimer, EffectCancelTimer
-	After   time.Duration // EffectSetTimer
-	View    View          // EffectView
-	Durable Durable       // EffectPersist
+	Kind  EffectKind `json:"kind"`
+	Msg   Message    `json:"msg,omitzero"`    // EffectSend, EffectBroadcast
+	Timer string     `json:"timer,omitempty"` // EffectSetTimer, EffectCancelTimer
+	// After is the timer's delay (EffectSetTimer). JSON: integer
+	// nanoseconds.
+	After   time.Duration `json:"after_ns,omitempty"`
+	View    View          `json:"view,omitzero"`    // EffectView
+	Durable Durable       `json:"durable,omitzero"` // EffectPersist
 }
 
 // Durable is the state an algorithm needs to survive a crash, as a raft
 // node's HardState: the highest epoch it has seen and the epoch it last voted
-// in (so a restarted voter cannot vote twice in one epoch).
+// in (so a restarted voter cannot vote twice in one epoch), and an opaque
+// Blob for whatever else the algorithm must keep (a Raft log's tail, a
+// foreign program's state), at most MaxDurableBlob bytes.
 type Durable struct {
 	Epoch      uint64 `json:"epoch"`
 	VotedEpoch uint64 `json:"voted_epoch"`
 	VotedFor   NodeID `json:"voted_for"`
+	// Blob is opaque to ringleader; JSON writes it in standard base64.
+	Blob []byte `json:"blob,omitempty"`
 }
 
 // Machine is one node's algorithm state.
@@ -238,30 +236,38 @@ type Machine interface {
 type QuorumMode string
 
 const (
+	// QuorumDefault: no mode was given; Algorithm.ResolveQuorum makes it
+	// the algorithm's default. A machine never sees it.
+	QuorumDefault QuorumMode = ""
 	// NoQuorum: any node may lead the nodes it can reach (split brain is
 	// possible under partitions, as in the papers).
-	NoQuorum QuorumMode = ""
+	NoQuorum QuorumMode = "none"
 	// Majority: a leader needs votes from a majority of the configured
 	// membership and holds a lease (see package bully).
 	Majority QuorumMode = "majority"
 )
 
 // ParseQuorum reads a quorum mode as scenario files, flags and environment
-// variables write it: "none" (or nothing) or "majority".
+// variables write it: "none", "majority", or nothing (QuorumDefault: the
+// algorithm's default, resolved by Algorithm.ResolveQuorum).
 func ParseQuorum(s string) (QuorumMode, error) {
-	switch s {
-	case "", "none":
-		return NoQuorum, nil
-	case string(Majority):
-		return Majority, nil
+	switch QuorumMode(s) {
+	case QuorumDefault, NoQuorum, Majority:
+		return QuorumMode(s), nil
 	}
-	return NoQuorum, fmt.Errorf("quorum %q: want none or majority", s)
+	return QuorumDefault, fmt.Errorf("quorum %q: want none or majority (or nothing, for the algorithm's default)", s)
 }
 
-// String is the mode as people write it: "none" or "majority".
-func (q QuorumMode) String() string {
-	if q == NoQuorum {
-		return "none"
+// String is the mode as people write it: "none", "majority", or "" when
+// not given (so that it travels in flags and environment variables as
+// it came).
+func (q QuorumMode) String() string { return string(q) }
+
+// Text is the mode for a message: as String, with "default" for a mode
+// not given.
+func (q QuorumMode) Text() string {
+	if q == QuorumDefault {
+		return "default"
 	}
 	return string(q)
 }
@@ -349,7 +355,12 @@ type Config struct {
 	// Members is the whole configured membership. For ring algorithms
 	// its order is the ring: Members[i+1] is Members[i]'s successor.
 	Members []NodeID
-	Quorum  QuorumMode
+	// Quorum is a resolved mode (NoQuorum or Majority), never
+	// QuorumDefault: see Algorithm.Resolve.
+	Quorum QuorumMode
+	// Options are the algorithm's options, resolved (every declared
+	// option present, in canonical text): see Algorithm.Resolve.
+	Options Options
 	Timing  Timing
 	// Rand is the machine's only source of randomness; the runtime seeds
 	// it (from the run's seed in the simulator).
@@ -419,8 +430,10 @@ func (c Config) Validate() error {
 	}
 	switch c.Quorum {
 	case NoQuorum, Majority:
+	case QuorumDefault:
+		return fmt.Errorf("node %d: quorum mode not resolved (Algorithm.Resolve gives the algorithm's default)", c.ID)
 	default:
-		return fmt.Errorf("quorum %q: want \"\" (none) or %q", c.Quorum, Majority)
+		return fmt.Errorf("quorum %q: want %s or %s", c.Quorum, NoQuorum, Majority)
 	}
 	if c.Rand == nil {
 		return fmt.Errorf("node %d: Config.Rand is nil (the runtime must seed one)", c.ID)

@@ -60,20 +60,79 @@ type Algorithm struct {
 	// Claims are the properties the algorithm guarantees in the given
 	// quorum mode.
 	Claims func(q QuorumMode) []Property
-	// Quorum says whether the algorithm supports Majority mode.
-	Quorum bool
+	// Quorums are the quorum modes the algorithm runs in, and
+	// DefaultQuorum the one it runs in when none is given. Register fills
+	// them when left empty: Quorums [NoQuorum], DefaultQuorum Quorums[0].
+	Quorums       []QuorumMode
+	DefaultQuorum QuorumMode
+	// QuorumWhy says, for people, why the algorithm runs in no other
+	// modes (quoted when a mode is refused); empty when there is nothing
+	// to say.
+	QuorumWhy string
+	// Options are the settings the algorithm takes, with their defaults;
+	// Config.Options carries their values to New, resolved by Resolve.
+	Options []OptionSpec
+	// Seeded promises a fully seeded machine: given the same Config
+	// (Config.Rand included) and the same events, it returns the same
+	// effects, so the simulator replays its runs from the seed and the
+	// explorer's shrunk schedules reproduce. An algorithm that draws
+	// randomness anywhere but Config.Rand (a library with its own source,
+	// a foreign program) leaves it false.
+	Seeded bool
 	// SimOnly is true for algorithms that need synchrony a real network
 	// cannot honestly give (the variable-time ring).
 	SimOnly bool
 }
 
-// CheckQuorum reports whether a can run in mode q: every algorithm runs
-// without a quorum, only some with a majority.
-func (a Algorithm) CheckQuorum(q QuorumMode) error {
-	if q == Majority && !a.Quorum {
-		return fmt.Errorf("algorithm %s has no quorum mode (use quorum none, or an algorithm that has one)", a.Name)
+// ResolveQuorum is the one place a quorum mode that was not given
+// (QuorumDefault) becomes the algorithm's default. A mode the algorithm
+// does not run in is refused, naming the ones it does and why.
+func (a Algorithm) ResolveQuorum(q QuorumMode) (QuorumMode, error) {
+	if q == QuorumDefault {
+		return a.DefaultQuorum, nil
 	}
-	return nil
+	if slices.Contains(a.Quorums, q) {
+		return q, nil
+	}
+	why := ""
+	if a.QuorumWhy != "" {
+		why = ": " + a.QuorumWhy
+	}
+	return q, fmt.Errorf("algorithm %s does not run with quorum %s%s (it runs with %s)", a.Name, q.Text(), why, quorumList(a.Quorums))
+}
+
+// Resolve fills what a run did not give: the default quorum mode and the
+// default of every option, checking both against what the algorithm takes.
+// Every runtime resolves through it, so a run records what it ran.
+func (a Algorithm) Resolve(q QuorumMode, opts Options) (QuorumMode, Options, error) {
+	q, err := a.ResolveQuorum(q)
+	if err != nil {
+		return q, nil, err
+	}
+	opts, err = a.ResolveOptions(opts)
+	return q, opts, err
+}
+
+// QuorumModes is the supported modes as people read them, the default
+// marked: "none (default), majority".
+func (a Algorithm) QuorumModes() string {
+	var parts []string
+	for _, q := range a.Quorums {
+		if q == a.DefaultQuorum {
+			parts = append(parts, q.Text()+" (default)")
+		} else {
+			parts = append(parts, q.Text())
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func quorumList(qs []QuorumMode) string {
+	var parts []string
+	for _, q := range qs {
+		parts = append(parts, q.Text())
+	}
+	return strings.Join(parts, " or ")
 }
 
 // Claim reports whether a claims p in mode q.
@@ -94,10 +153,14 @@ var (
 )
 
 // Register adds an algorithm; it panics on a duplicate or incomplete entry,
-// which is a programming error found at init.
+// which is a programming error found at init. It fills the quorum modes
+// left empty (see Algorithm.Quorums).
 func Register(a Algorithm) {
 	if a.Name == "" || a.New == nil || a.Claims == nil {
 		panic(fmt.Sprintf("election.Register: %q lacks a name, constructor or claims", a.Name))
+	}
+	if err := a.complete(); err != nil {
+		panic("election.Register: " + a.Name + ": " + err.Error())
 	}
 	registryMu.Lock()
 	defer registryMu.Unlock()
@@ -105,6 +168,38 @@ func Register(a Algorithm) {
 		panic("election.Register: duplicate algorithm " + a.Name)
 	}
 	registry[a.Name] = a
+}
+
+// complete fills the defaults of a registration and checks it holds
+// together: known quorum modes, a default among them, options with
+// distinct names and defaults of their kind.
+func (a *Algorithm) complete() error {
+	if len(a.Quorums) == 0 {
+		a.Quorums = []QuorumMode{NoQuorum}
+	}
+	for _, q := range a.Quorums {
+		if q != NoQuorum && q != Majority {
+			return fmt.Errorf("quorum mode %q is not none or majority", q)
+		}
+	}
+	if a.DefaultQuorum == QuorumDefault {
+		a.DefaultQuorum = a.Quorums[0]
+	}
+	if !slices.Contains(a.Quorums, a.DefaultQuorum) {
+		return fmt.Errorf("default quorum %s is not among its modes %s", a.DefaultQuorum.Text(), quorumList(a.Quorums))
+	}
+	seen := map[string]bool{}
+	for i, o := range a.Options {
+		if err := o.check(); err != nil {
+			return err
+		}
+		if seen[o.Name] {
+			return fmt.Errorf("option %s declared twice", o.Name)
+		}
+		seen[o.Name] = true
+		a.Options[i].Default, _ = o.Parse(o.Default) // canonical text
+	}
+	return nil
 }
 
 // Lookup finds an algorithm by name; the error lists the valid names.
@@ -138,14 +233,14 @@ func namesLocked() []string {
 	return names
 }
 
-// New looks up name and builds a machine for cfg, checking the quorum mode
-// against what the algorithm supports.
+// New looks up name and builds a machine for cfg, resolving its quorum
+// mode and options (Algorithm.Resolve).
 func New(name string, cfg Config) (Machine, error) {
 	a, err := Lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	if err := a.CheckQuorum(cfg.Quorum); err != nil {
+	if cfg.Quorum, cfg.Options, err = a.Resolve(cfg.Quorum, cfg.Options); err != nil {
 		return nil, err
 	}
 	cfg.Timing = cfg.Timing.WithDefaults()

@@ -25,7 +25,7 @@ func init() {
 		Claims: func(election.QuorumMode) []election.Property {
 			return []election.Property{election.Agreement, election.HighestWins, election.Liveness}
 		},
-		Quorum: true,
+		Quorums: []election.QuorumMode{election.NoQuorum, election.Majority},
 	})
 }
 

@@ -140,7 +140,7 @@ func junitOf(r *Result) junitSuite {
 		Time:      seconds(r.WallMillis),
 		Timestamp: r.Started.UTC().Format("2006-01-02T15:04:05"),
 		Properties: []junitProperty{
-			{"file", r.File}, {"backend", r.Backend}, {"algorithm", r.Algorithm}, {"quorum", r.Quorum},
+			{"file", r.File}, {"backend", r.Backend}, {"algorithm", r.Algorithm}, {"quorum", r.Quorum}, {"options", r.Options.String()},
 			{"seed", fmt.Sprint(r.Seed)}, {"cluster", r.Cluster}, {"dir", r.Dir},
 		},
 	}

@@ -44,6 +44,7 @@ func reportOf(r *Result) report.Report {
 	// results.json spells the mode as people do; a bad spelling would
 	// have been refused when the scenario was read.
 	rep.Quorum, _ = election.ParseQuorum(r.Quorum)
+	rep.Options = r.Options
 	if r.Description != "" {
 		rep.Notes = append(rep.Notes, r.Description)
 	}

@@ -15,22 +15,25 @@ import (
 
 // Result is one run, as written to results.json.
 type Result struct {
-	Scenario    string            `json:"scenario"`
-	File        string            `json:"file"`
-	Description string            `json:"description,omitempty"`
-	Backend     string            `json:"backend"`
-	Algorithm   string            `json:"algorithm"`
-	Quorum      string            `json:"quorum"`
-	Members     []election.NodeID `json:"members"`
-	Timing      Timing            `json:"timing"`
-	Seed        int64             `json:"seed"`
-	Rep         int               `json:"rep"`
-	Reps        int               `json:"reps"`
-	Cluster     string            `json:"cluster"`
-	Dir         string            `json:"dir"`
-	Started     time.Time         `json:"started"`
-	Finished    time.Time         `json:"finished"`
-	WallMillis  float64           `json:"wall_ms"`
+	Scenario    string `json:"scenario"`
+	File        string `json:"file"`
+	Description string `json:"description,omitempty"`
+	Backend     string `json:"backend"`
+	Algorithm   string `json:"algorithm"`
+	Quorum      string `json:"quorum"`
+	// Options are the algorithm's options, resolved (absent for an
+	// algorithm without options).
+	Options    election.Options  `json:"options,omitempty"`
+	Members    []election.NodeID `json:"members"`
+	Timing     Timing            `json:"timing"`
+	Seed       int64             `json:"seed"`
+	Rep        int               `json:"rep"`
+	Reps       int               `json:"reps"`
+	Cluster    string            `json:"cluster"`
+	Dir        string            `json:"dir"`
+	Started    time.Time         `json:"started"`
+	Finished   time.Time         `json:"finished"`
+	WallMillis float64           `json:"wall_ms"`
 
 	Steps        []StepResult    `json:"steps"`
 	Expectations []ExpectResult  `json:"expectations"`

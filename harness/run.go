@@ -72,6 +72,14 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	if err != nil {
 		return abort(fmt.Errorf("scenario %s: %w", sc.Name, err))
 	}
+	// A parsed scenario is resolved already; one built in code may leave
+	// its quorum mode and options to the algorithm's defaults. The run
+	// uses, and records, the resolved ones.
+	resolved := *sc
+	if resolved.Cluster.Quorum, resolved.Cluster.Options, err = alg.Resolve(sc.Cluster.Quorum, sc.Cluster.Options); err != nil {
+		return abort(fmt.Errorf("scenario %s: %w", sc.Name, err))
+	}
+	sc = &resolved
 	dir, err := newRunDir(storeRoot(opts.Store), sc.Name, backend.Name(), time.Now())
 	if err != nil {
 		return abort(err)
@@ -92,7 +100,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	res = &Result{
 		Scenario: sc.Name, File: sc.File, Description: sc.Description,
 		Backend: backend.Name(), Algorithm: sc.Cluster.Algorithm, Quorum: sc.Cluster.Quorum.String(),
-		Members: r.members, Timing: timingOf(sc.Cluster.Timing), Seed: opts.Seed,
+		Options: sc.Cluster.Options, Members: r.members, Timing: timingOf(sc.Cluster.Timing), Seed: opts.Seed,
 		Rep: opts.Rep, Reps: opts.Reps, Dir: dir, Started: time.Now(),
 		Cluster: clusterName(sc.Name, opts.Rep),
 		// Empty, not null, in results.json when nothing happened.
@@ -124,7 +132,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	}()
 
 	spec := chaos.ClusterSpec{
-		Name: res.Cluster, Algorithm: sc.Cluster.Algorithm, Quorum: sc.Cluster.Quorum,
+		Name: res.Cluster, Algorithm: sc.Cluster.Algorithm, Quorum: sc.Cluster.Quorum, Options: sc.Cluster.Options,
 		Members: r.members, Timing: sc.Cluster.Timing, Seed: opts.Seed,
 	}
 	r.mark("start cluster " + spec.Name)

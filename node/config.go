@@ -34,8 +34,12 @@ type Config struct {
 	// Peers is the whole membership, this node included, in ring order.
 	Peers     []Peer
 	Algorithm string
-	Quorum    election.QuorumMode
-	Timing    election.Timing
+	// Quorum and Options are resolved (election.Algorithm.Resolve):
+	// ParseArgs fills the algorithm's defaults; a Config built by hand
+	// may leave them unset, and Start resolves them.
+	Quorum  election.QuorumMode
+	Options election.Options
+	Timing  election.Timing
 	// Cluster names the NATS cluster and namespaces every subject.
 	Cluster string
 	// Secret is the cluster's shared secret: the embedded NATS server
@@ -115,7 +119,8 @@ var settings = []setting{
 	{"id", "RINGLEADER_ID", "", "this node's ID, a positive integer (required)"},
 	{"peers", "RINGLEADER_PEERS", "", "every member in ring order, ID=HOST[:CLUSTERPORT],... including this node (required)"},
 	{"algorithm", "RINGLEADER_ALGORITHM", "bully", "election algorithm"},
-	{"quorum", "RINGLEADER_QUORUM", "none", "none or majority"},
+	{"quorum", "RINGLEADER_QUORUM", "", "none or majority (default: the algorithm's default)"},
+	{"option", "RINGLEADER_OPTIONS", "", "an algorithm option NAME=VALUE (repeatable, or NAME=VALUE,...); the variable holds the whole list"},
 	{"heartbeat", "RINGLEADER_HEARTBEAT", "100ms", "leader heartbeat interval"},
 	{"suspicion", "RINGLEADER_SUSPICION", "500ms", "silence after which a follower suspects the leader"},
 	{"answer", "RINGLEADER_ANSWER", "200ms", "how long to wait for an answer"},
@@ -144,7 +149,14 @@ func ParseArgs(args []string, getenv func(string) string, out io.Writer) (Config
 		if v, ok := lookup(getenv, s.env); ok {
 			def = v
 		}
-		vals[s.flag] = fs.String(s.flag, def, fmt.Sprintf("%s (env %s)", s.usage, s.env))
+		usage := fmt.Sprintf("%s (env %s)", s.usage, s.env)
+		if s.flag == "option" {
+			l := &listFlag{joined: def}
+			vals[s.flag] = &l.joined
+			fs.Var(l, s.flag, usage)
+			continue
+		}
+		vals[s.flag] = fs.String(s.flag, def, usage)
 	}
 	fs.Usage = func() {
 		fmt.Fprintf(out, "Usage: ringleader node [flags]\n\nRuns one election node with its embedded NATS server.\n\nFlags:\n")
@@ -206,8 +218,15 @@ func ParseArgs(args []string, getenv func(string) string, out io.Writer) (Config
 	if c.Quorum, err = election.ParseQuorum(get("quorum")); err != nil {
 		return Config{}, bad("quorum", "%v", err)
 	}
-	if err := alg.CheckQuorum(c.Quorum); err != nil {
+	given, err := election.ParseOptions(get("option"))
+	if err != nil {
+		return Config{}, bad("option", "%v", err)
+	}
+	if c.Quorum, err = alg.ResolveQuorum(c.Quorum); err != nil {
 		return Config{}, bad("quorum", "%v", err)
+	}
+	if c.Options, err = alg.ResolveOptions(given); err != nil {
+		return Config{}, bad("option", "%v", err)
 	}
 
 	for _, d := range []struct {
@@ -290,6 +309,24 @@ func ParseArgs(args []string, getenv func(string) string, out io.Writer) (Config
 		c.Seed = uint64(time.Now().UnixNano()) ^ uint64(c.ID)<<48
 	}
 	return c, nil
+}
+
+// listFlag is a repeatable flag whose values join with commas; the first
+// use on the command line replaces the value the environment gave.
+type listFlag struct {
+	joined string
+	set    bool
+}
+
+func (l *listFlag) String() string { return l.joined }
+
+func (l *listFlag) Set(v string) error {
+	if !l.set || l.joined == "" {
+		l.joined, l.set = v, true
+		return nil
+	}
+	l.joined += "," + v
+	return nil
 }
 
 func lookup(getenv func(string) string, name string) (string, bool) {

@@ -85,7 +85,7 @@ func TestBadValueNamesTheFlagOrVariable(t *testing.T) {
 		{"peer no host", []string{"--id", "1", "--peers", "1="}, nil, "--peers", "ID=HOST"},
 		{"unknown algorithm", []string{"--id", "1", "--peers", "1=a", "--algorithm", "nope"}, nil, "--algorithm", testAlgorithm},
 		{"bad quorum", append(base, "--quorum", "most"), nil, "--quorum", "none or majority"},
-		{"quorum unsupported", append(base, "--quorum", "majority"), nil, "--quorum", "no quorum mode"},
+		{"quorum unsupported", append(base, "--quorum", "majority"), nil, "--quorum", "does not run with quorum majority"},
 		{"bad heartbeat", append(base, "--heartbeat", "fast"), nil, "--heartbeat", "duration"},
 		{"suspicion not above heartbeat", append(base, "--heartbeat", "1s", "--suspicion", "1s"), nil, "--suspicion", "longer"},
 		{"suspicion from env", base, map[string]string{"RINGLEADER_SUSPICION": "-1s"}, "RINGLEADER_SUSPICION", "positive duration"},
@@ -171,5 +171,65 @@ func TestPeersRoundTrip(t *testing.T) {
 	}
 	if got := FormatPeers(p); got != in {
 		t.Fatalf("FormatPeers(ParsePeers(%q)) = %q", in, got)
+	}
+}
+
+// optionsAlgorithm runs only with a majority and takes options: how a node
+// reads --option, RINGLEADER_OPTIONS and a quorum left out.
+const optionsAlgorithm = "test-node-options"
+
+func init() {
+	election.Register(election.Algorithm{
+		Name: optionsAlgorithm, Title: "options stand-in (node tests only)", Topology: "complete",
+		New:     newMaxAlive,
+		Claims:  func(election.QuorumMode) []election.Property { return nil },
+		Quorums: []election.QuorumMode{election.Majority},
+		Options: []election.OptionSpec{
+			{Name: "k", Kind: election.OptionInt, Default: "1"},
+			{Name: "fast", Kind: election.OptionBool, Default: "false"},
+		},
+	})
+}
+
+// TestOptionsFromFlagsAndEnvironment: options resolve with the algorithm's
+// defaults; repeated --option flags add up and replace the variable's
+// list; a bad name or value names where it came from.
+func TestOptionsFromFlagsAndEnvironment(t *testing.T) {
+	base := []string{"--id", "1", "--peers", "1=a,2=b", "--algorithm", optionsAlgorithm}
+	cases := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{base, nil, "fast=false,k=1"},
+		{base, map[string]string{"RINGLEADER_OPTIONS": "k=2"}, "fast=false,k=2"},
+		{append(base, "--option", "fast=1", "--option", "k=7"), map[string]string{"RINGLEADER_OPTIONS": "k=2"}, "fast=true,k=7"},
+		{append(base, "--option", "fast=true"), map[string]string{"RINGLEADER_OPTIONS": "k=2"}, "fast=true,k=1"},
+	}
+	for _, c := range cases {
+		cfg, err := ParseArgs(c.args, env(c.env), io.Discard)
+		if err != nil {
+			t.Fatalf("%v %v: %v", c.args, c.env, err)
+		}
+		if cfg.Options.String() != c.want || cfg.Quorum != election.Majority {
+			t.Errorf("%v %v: options %q quorum %s, want %q majority", c.args, c.env, cfg.Options.String(), cfg.Quorum, c.want)
+		}
+	}
+	bad := []struct {
+		args        []string
+		env         map[string]string
+		where, hint string
+	}{
+		{append(base, "--option", "slow=1"), nil, "--option", `algorithm test-node-options has no option "slow" (options: k, fast)`},
+		{base, map[string]string{"RINGLEADER_OPTIONS": "k=many"}, "RINGLEADER_OPTIONS", `option k (int): "many" is not an int`},
+		{append(base, "--option", "k"), nil, "--option", "want NAME=VALUE"},
+		{append(base, "--quorum", "none"), nil, "--quorum", "does not run with quorum none"},
+	}
+	for _, c := range bad {
+		_, err := ParseArgs(c.args, env(c.env), io.Discard)
+		var ue *UsageError
+		if !errors.As(err, &ue) || ue.Name != c.where || !strings.Contains(err.Error(), c.hint) {
+			t.Errorf("%v %v: %v, want a usage error at %s saying %q", c.args, c.env, err, c.where, c.hint)
+		}
 	}
 }

@@ -122,6 +122,13 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		cfg.SummaryEvery = DefaultSummaryEvery
 	}
 	cfg.Timing = cfg.Timing.WithDefaults()
+	// A registered algorithm's unset quorum mode and options take its
+	// defaults here, so the boot line records what runs.
+	if a, err := election.Lookup(cfg.Algorithm); err == nil {
+		if cfg.Quorum, cfg.Options, err = a.Resolve(cfg.Quorum, cfg.Options); err != nil {
+			return nil, fmt.Errorf("node %d: %w", cfg.ID, err)
+		}
+	}
 	n := &Node{
 		cfg:      cfg,
 		members:  cfg.Members(),
@@ -152,12 +159,13 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		history.LogSchema: history.LogSchemaVersion,
 		"algorithm":       cfg.Algorithm,
 		"quorum":          cfg.Quorum.String(),
+		"options":         cfg.Options.String(),
 		"peers":           FormatPeers(cfg.Peers),
 		"cluster":         cfg.Cluster,
 		"heartbeat":       cfg.Timing.Heartbeat.String(),
 		"suspicion":       cfg.Timing.Suspicion.String(),
 		"answer":          cfg.Timing.Answer.String(),
-		"durable":         durable,
+		"durable":         durable.Summary(),
 		"seed":            cfg.Seed,
 		"embedded_nats":   cfg.NATSURL == "",
 	}, "node starting")
@@ -173,6 +181,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		ID:      cfg.ID,
 		Members: n.members,
 		Quorum:  cfg.Quorum,
+		Options: cfg.Options,
 		Timing:  cfg.Timing,
 		Rand:    mrand.New(mrand.NewPCG(cfg.Seed, uint64(cfg.ID))),
 		Durable: durable,
@@ -252,7 +261,7 @@ func (n *Node) distrustDurable(d *election.Durable) bool {
 	if problem == nil {
 		return false
 	}
-	f := logrus.Fields{"durable": *d, "problem": problem.Error()}
+	f := logrus.Fields{"durable": d.Summary(), "problem": problem.Error()}
 	if moved, err := setAsideDurable(n.cfg.StateDir, n.cfg.ID); err != nil {
 		f["set_aside_error"] = err.Error()
 	} else {

@@ -42,9 +42,8 @@ func TestEveryAlgorithmElectsSurvivesACrashAndTakesBack(t *testing.T) {
 	}
 	var runs []run
 	for _, a := range networkAlgorithms() {
-		runs = append(runs, run{a, election.NoQuorum})
-		if a.Quorum {
-			runs = append(runs, run{a, election.Majority})
+		for _, q := range a.Quorums {
+			runs = append(runs, run{a, q})
 		}
 	}
 	for _, r := range runs {

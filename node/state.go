@@ -54,6 +54,9 @@ func loadDurable(dir string, id election.NodeID) (election.Durable, error) {
 // the same directory, sync it, rename it over the old one, sync the
 // directory. A crash at any point leaves either the old or the new state.
 func saveDurable(dir string, id election.NodeID, d election.Durable) error {
+	if err := d.CheckSize(); err != nil {
+		return fmt.Errorf("persist node %d: %w", id, err)
+	}
 	b, err := json.Marshal(d)
 	if err != nil {
 		return err
@@ -95,6 +98,9 @@ func checkDurable(d election.Durable, members []election.NodeID) error {
 		return fmt.Errorf("voted in epoch %d, newer than its epoch %d", d.VotedEpoch, d.Epoch)
 	case d.VotedFor != election.None && !slices.Contains(members, d.VotedFor):
 		return fmt.Errorf("voted for %d, not a member of %v", d.VotedFor, members)
+	}
+	if err := d.CheckSize(); err != nil {
+		return err
 	}
 	return nil
 }

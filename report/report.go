@@ -59,6 +59,8 @@ type Report struct {
 	Backend   string
 	Algorithm string
 	Quorum    election.QuorumMode
+	// Options are the algorithm's options the run used (none: not shown).
+	Options election.Options
 	// Members in ring order; empty: the IDs the history mentions.
 	Members []election.NodeID
 	// Date of the run; zero: the first record's time.
@@ -120,6 +122,7 @@ type pageData struct {
 	Backend   string
 	Algorithm string
 	Quorum    string
+	Options   string
 	N         int
 	Members   string
 	Date      string
@@ -198,7 +201,8 @@ func build(r Report) (*pageData, error) {
 		Scenario:  r.Scenario,
 		Backend:   r.Backend,
 		Algorithm: r.Algorithm,
-		Quorum:    r.Quorum.String(),
+		Quorum:    r.Quorum.Text(),
+		Options:   r.Options.String(),
 		N:         len(tl.Members),
 		Members:   idsText(tl.Members),
 		Seed:      r.Seed,

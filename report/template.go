@@ -78,6 +78,7 @@ svg text.halo { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-lin
 {{if .Backend}}<span>backend <b>{{.Backend}}</b></span>{{end}}
 {{if .Algorithm}}<span>algorithm <b>{{.Algorithm}}</b></span>{{end}}
 <span>quorum <b>{{.Quorum}}</b></span>
+{{if .Options}}<span>options <b>{{.Options}}</b></span>{{end}}
 <span>n <b>{{.N}}</b> ({{.Members}})</span>
 {{if .Seed}}<span>seed <b>{{.Seed}}</b></span>{{end}}
 {{if .Date}}<span>date <b>{{.Date}}</b></span>{{end}}

@@ -3,6 +3,8 @@ package scenario
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -90,8 +92,18 @@ func clusterNode(c Cluster) *yaml.Node {
 	} else {
 		add(m, "ids", idsNode(c.IDs))
 	}
-	if c.Quorum == election.Majority {
-		add(m, "quorum", str(string(election.Majority)))
+	// The quorum and options the algorithm would take anyway are left
+	// out, as a person would leave them out.
+	alg, known := election.Lookup(c.Algorithm)
+	if c.Quorum != election.QuorumDefault && (known != nil || c.Quorum != alg.DefaultQuorum) {
+		add(m, "quorum", str(string(c.Quorum)))
+	}
+	if opts := nonDefault(alg, c.Options); len(opts) > 0 {
+		o := mapping(true)
+		for _, k := range slices.Sorted(maps.Keys(opts)) {
+			add(o, k, str(opts[k]))
+		}
+		add(m, "options", o)
 	}
 	t := c.Timing.WithDefaults()
 	timing := mapping(true)
@@ -100,6 +112,17 @@ func clusterNode(c Cluster) *yaml.Node {
 	add(timing, "answer", str(durationText(t.Answer)))
 	add(m, "timing", timing)
 	return m
+}
+
+// nonDefault is opts without the options at the algorithm's defaults.
+func nonDefault(alg election.Algorithm, opts election.Options) election.Options {
+	out := election.Options{}
+	for k, v := range opts {
+		if spec, err := alg.Option(k); err != nil || spec.Default != v {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // StepNode is one step as the YAML a person would write: - kill: leader,

@@ -322,7 +322,7 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 }
 
 func (p *parser) cluster(n *yaml.Node) Cluster {
-	f := p.fields(n, "cluster", "algorithm", "nodes", "ids", "quorum", "timing")
+	f := p.fields(n, "cluster", "algorithm", "nodes", "ids", "quorum", "options", "timing")
 	var c Cluster
 	var alg election.Algorithm
 	algOK := false
@@ -364,10 +364,20 @@ func (p *parser) cluster(n *yaml.Node) Cluster {
 			var err error
 			if c.Quorum, err = election.ParseQuorum(q); err != nil {
 				p.errf(v, "cluster.quorum", "%v", err)
-			} else if err := alg.CheckQuorum(c.Quorum); algOK && err != nil {
-				p.errf(v, "cluster.quorum", "%v", err)
+			} else if c.Quorum == election.QuorumDefault {
+				p.errf(v, "cluster.quorum", "empty: want none or majority, or leave quorum out for the algorithm's default")
 			}
 		}
+	}
+	if algOK {
+		// The quorum and options a run records are the resolved ones:
+		// what was given, else the algorithm's defaults.
+		if q, err := alg.ResolveQuorum(c.Quorum); err != nil {
+			p.errf(f["quorum"], "cluster.quorum", "%v", err)
+		} else {
+			c.Quorum = q
+		}
+		c.Options = p.options(f["options"], alg)
 	}
 	if v, ok := f["timing"]; ok {
 		tf := p.fields(v, "cluster.timing", "heartbeat", "suspicion", "answer")
@@ -383,6 +393,62 @@ func (p *parser) cluster(n *yaml.Node) Cluster {
 	}
 	c.Timing = c.Timing.WithDefaultsFor(len(c.IDs))
 	return c
+}
+
+// options reads cluster.options, a mapping of the algorithm's option names
+// to scalar values, and returns them resolved (defaults filled). n may be
+// nil (no options given).
+func (p *parser) options(n *yaml.Node, alg election.Algorithm) election.Options {
+	given := election.Options{}
+	if n != nil && n.Kind != yaml.MappingNode {
+		p.errf(n, "cluster.options", "want a mapping of option names to values, got %s (%s)", describe(n), optionHelp(alg))
+		n = nil
+	}
+	bad := false
+	for i := 0; n != nil && i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		field := join("cluster.options", k.Value)
+		if _, dup := given[k.Value]; dup {
+			p.errf(k, field, "given twice")
+			continue
+		}
+		if v.Kind != yaml.ScalarNode || isNull(v) {
+			p.errf(v, field, "want a value, got %s", describe(v))
+			bad = true
+			continue
+		}
+		val, err := alg.ParseOption(k.Value, v.Value)
+		if err != nil {
+			line := v
+			if _, unknown := alg.Option(k.Value); unknown != nil {
+				line = k
+			}
+			p.errf(line, field, "%v", err)
+			bad = true
+			continue
+		}
+		given[k.Value] = val
+	}
+	if bad {
+		return nil
+	}
+	out, err := alg.ResolveOptions(given)
+	if err != nil { // every value was checked above
+		p.errf(n, "cluster.options", "%v", err)
+	}
+	return out
+}
+
+// optionHelp lists an algorithm's options for an error message.
+func optionHelp(alg election.Algorithm) string {
+	if len(alg.Options) == 0 {
+		return "algorithm " + alg.Name + " takes no options"
+	}
+	var parts []string
+	for _, o := range alg.Options {
+		parts = append(parts, fmt.Sprintf("%s (%s, default %s)", o.Name, o.Kind, o.Default))
+	}
+	return "algorithm " + alg.Name + " takes " + strings.Join(parts, ", ")
 }
 
 func algorithmNames() string {

@@ -16,7 +16,7 @@ import (
 func init() {
 	stub := func(cfg election.Config) (election.Machine, error) { return nil, errors.New("stub") }
 	claims := func(election.QuorumMode) []election.Property { return nil }
-	election.Register(election.Algorithm{Name: "stub-bully", New: stub, Claims: claims, Quorum: true})
+	election.Register(election.Algorithm{Name: "stub-bully", New: stub, Claims: claims, Quorums: []election.QuorumMode{election.NoQuorum, election.Majority}})
 	election.Register(election.Algorithm{Name: "stub-ring", New: stub, Claims: claims})
 }
 
@@ -119,7 +119,7 @@ func TestParseErrorsNameFileLineFieldAndWhatIsValid(t *testing.T) {
 		{"missing steps", "name: x\ncluster: {algorithm: stub-bully, nodes: 3}\n", "bad.yaml:1: steps:", "missing"},
 		{"bad name", "name: Bully Crash\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\n", "bad.yaml:1: name:", "lower-case"},
 		{"unknown algorithm", "name: x\ncluster: {algorithm: bullyy, nodes: 3}\nsteps: [heal]\n", "bad.yaml:2: cluster.algorithm:", "stub-bully"},
-		{"quorum unsupported", "name: x\ncluster: {algorithm: stub-ring, nodes: 3, quorum: majority}\nsteps: [heal]\n", "bad.yaml:2: cluster.quorum:", "no quorum mode"},
+		{"quorum unsupported", "name: x\ncluster: {algorithm: stub-ring, nodes: 3, quorum: majority}\nsteps: [heal]\n", "bad.yaml:2: cluster.quorum:", "does not run with quorum majority (it runs with none)"},
 		{"bad quorum word", "name: x\ncluster: {algorithm: stub-bully, nodes: 3, quorum: most}\nsteps: [heal]\n", "bad.yaml:2: cluster.quorum:", "none or majority"},
 		{"ids count mismatch", "name: x\ncluster: {algorithm: stub-bully, nodes: 3, ids: [1, 2]}\nsteps: [heal]\n", "bad.yaml:2: cluster.ids:", "one ID per node"},
 		{"duplicate id", "name: x\ncluster: {algorithm: stub-bully, ids: [1, 2, 2]}\nsteps: [heal]\n", "bad.yaml:2: cluster.ids:", "listed twice"},

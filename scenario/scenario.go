@@ -47,8 +47,13 @@ type Scenario struct {
 type Cluster struct {
 	Algorithm string
 	// IDs in ring order; len(IDs) is the node count.
-	IDs    []election.NodeID
-	Quorum election.QuorumMode
+	IDs []election.NodeID
+	// Quorum and Options are resolved when parsed: what the file gave,
+	// else the algorithm's defaults (election.Algorithm.Resolve). A
+	// Cluster built in code may leave them unset; the runtimes resolve
+	// them the same way.
+	Quorum  election.QuorumMode
+	Options election.Options
 	// Timing with defaults filled in.
 	Timing election.Timing
 }

@@ -3,10 +3,12 @@ package sim
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 )
 
@@ -51,6 +53,7 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 		Algorithm:    spec.Algorithm,
 		Members:      spec.Members,
 		Quorum:       spec.Quorum,
+		Options:      spec.Options,
 		Timing:       spec.Timing,
 		Seed:         spec.Seed,
 		Delay:        b.delay(),
@@ -65,6 +68,13 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	return s.Err()
 }
 
+// sameSetup reports whether q and opts resolve to the quorum mode and
+// options the simulator was built with.
+func (s *Sim) sameSetup(q election.QuorumMode, opts election.Options) bool {
+	q, opts, err := s.alg.Resolve(q, opts)
+	return err == nil && q == s.opts.Quorum && maps.Equal(opts, s.opts.Options)
+}
+
 // Restart plays a new run on this backend: the cluster spec describes, booted
 // at virtual time 0 with a fresh history in sink, exactly as Start would
 // give a new Backend. When spec has the shape of the cluster already built
@@ -73,7 +83,7 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 // schedules on one simulator per worker.
 func (b *Backend) Restart(ctx context.Context, spec chaos.ClusterSpec, sink history.Sink) error {
 	if s := b.sim; s != nil && s.alg.Name == spec.Algorithm && slices.Equal(s.opts.Members, spec.Members) &&
-		s.opts.Quorum == spec.Quorum && s.opts.Timing == spec.Timing &&
+		s.sameSetup(spec.Quorum, spec.Options) && s.opts.Timing == spec.Timing &&
 		s.opts.Delay == b.delay() && s.opts.Loss == b.Loss && s.opts.OmitMessages == b.OmitMessages {
 		if err := ctx.Err(); err != nil {
 			return err

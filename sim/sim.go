@@ -38,7 +38,11 @@ type Options struct {
 	Algorithm string
 	// Members in ring order.
 	Members []election.NodeID
+	// Quorum and Options may be left unset: New resolves them to the
+	// algorithm's defaults (election.Algorithm.Resolve), and Options()
+	// reports what it resolved.
 	Quorum  election.QuorumMode
+	Options election.Options
 	// Timing; zero fields take election.DefaultTiming.
 	Timing election.Timing
 	Seed   int64
@@ -229,7 +233,7 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	if err := alg.CheckQuorum(opts.Quorum); err != nil {
+	if opts.Quorum, opts.Options, err = alg.Resolve(opts.Quorum, opts.Options); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
 	if len(opts.Members) == 0 {
@@ -355,10 +359,16 @@ func (s *Sim) Algorithm() election.Algorithm { return s.alg }
 // Members in ring order.
 func (s *Sim) Members() []election.NodeID { return slices.Clone(s.opts.Members) }
 
+// Quorum and Options are the cluster's, resolved.
+func (s *Sim) Quorum() election.QuorumMode { return s.opts.Quorum }
+func (s *Sim) Options() election.Options   { return s.opts.Options }
+
 // Timing with defaults filled in.
 func (s *Sim) Timing() election.Timing { return s.timing }
 
-// Err is the first error the history sink returned, if any.
+// Err is the first error the history sink returned, or the first persist
+// the simulator refused (a Durable blob over election.MaxDurableBlob), if
+// any.
 func (s *Sim) Err() error { return s.sinkErr }
 
 // build makes a node's next machine (a new boot). Every boot gets its own
@@ -370,6 +380,7 @@ func (s *Sim) build(n *node) error {
 		Members:    s.opts.Members, // shared: machines must not modify it
 		Membership: s.ring,
 		Quorum:     s.opts.Quorum,
+		Options:    s.opts.Options,
 		Timing:     s.timing,
 		Rand:       rand.New(rand.NewPCG(uint64(s.opts.Seed), uint64(n.id)<<24|uint64(n.boot))),
 		Durable:    n.durable,
@@ -732,7 +743,16 @@ func (s *Sim) step(n *node, ev election.Event) {
 				s.emit(r)
 			}
 		case election.EffectPersist:
-			n.durable = e.Durable
+			// A blob over the bound is the machine's bug: the node keeps
+			// its previous state, as a node whose disk refused the
+			// write, and the run reports it through Err.
+			if err := e.Durable.CheckSize(); err != nil {
+				if s.sinkErr == nil {
+					s.sinkErr = fmt.Errorf("sim: node %d: persist refused: %w", n.id, err)
+				}
+				continue
+			}
+			n.durable = e.Durable.Clone()
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -609,5 +610,44 @@ func TestRestartedNodeStartsWithoutAView(t *testing.T) {
 	}
 	if views != 4 {
 		t.Fatalf("%d view records, want 4: the second boot's views repeat the first's and must be recorded too", views)
+	}
+}
+
+// TestRestartHandsBackTheDurableBlob: the opaque blob a machine persisted
+// is what its next boot gets, byte for byte.
+func TestRestartHandsBackTheDurableBlob(t *testing.T) {
+	s := newSim(t, Options{Algorithm: "test-blob", Members: ids(2)}, nil)
+	s.Start()
+	s.RunFor(time.Millisecond)
+	for boot := 1; boot <= 3; boot++ {
+		if got := s.Durable(1).Blob; !slices.Equal(got, []byte{0, 1, 2}[:boot]) {
+			t.Fatalf("after boot %d node 1 persisted %v, want %v", boot, got, []byte{0, 1, 2}[:boot])
+		}
+		s.Kill(1)
+		if err := s.Restart(1); err != nil {
+			t.Fatal(err)
+		}
+		s.RunFor(time.Millisecond)
+		if got := s.View(1).Epoch; got != uint64(boot) {
+			t.Fatalf("boot %d started with a %d-byte blob, want %d", boot+1, got, boot)
+		}
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPersistOverTheBlobBoundIsRefused: a machine that persists more than
+// election.MaxDurableBlob keeps its old state and the run reports why.
+func TestPersistOverTheBlobBoundIsRefused(t *testing.T) {
+	opts := election.Options{"size": strconv.Itoa(election.MaxDurableBlob + 1)}
+	s := newSim(t, Options{Algorithm: "test-blob", Members: ids(2), Options: opts}, nil)
+	s.Start()
+	s.RunFor(time.Millisecond)
+	if got := len(s.Durable(1).Blob); got != 0 {
+		t.Errorf("node 1 kept a %d-byte blob, want the refused persist to leave nothing", got)
+	}
+	if err := s.Err(); err == nil || !strings.Contains(err.Error(), "MaxDurableBlob") {
+		t.Errorf("Err() = %v, want the refused persist naming MaxDurableBlob", err)
 	}
 }

@@ -133,3 +133,35 @@ func ids(n int) []election.NodeID {
 	}
 	return out
 }
+
+// blobProbe persists an opaque blob on start: the bytes it was restarted
+// with plus one more, so a restart shows whether the blob came back, and
+// with Config.Options size set, a blob of that many bytes instead. Its view
+// epoch is the length of the blob it booted with.
+type blobProbe struct {
+	cfg  election.Config
+	view election.View
+}
+
+func (p *blobProbe) View() election.View { return p.view }
+
+func (p *blobProbe) Step(ev election.Event) []election.Effect {
+	if ev.Kind != election.EventStart {
+		return nil
+	}
+	blob := append(p.cfg.Durable.Blob, byte(len(p.cfg.Durable.Blob)))
+	if n := p.cfg.Options.Int("size"); n > 0 {
+		blob = make([]byte, n)
+	}
+	p.view = election.View{Epoch: uint64(len(p.cfg.Durable.Blob)), Role: election.Undecided}
+	return []election.Effect{{Kind: election.EffectView, View: p.view}, {Kind: election.EffectPersist, Durable: election.Durable{Blob: blob}}}
+}
+
+func init() {
+	election.Register(election.Algorithm{
+		Name: "test-blob", Title: "durable blob probe (test only)", Topology: "complete",
+		New:     func(cfg election.Config) (election.Machine, error) { return &blobProbe{cfg: cfg}, nil },
+		Claims:  func(election.QuorumMode) []election.Property { return nil },
+		Options: []election.OptionSpec{{Name: "size", Kind: election.OptionInt, Default: "0", Help: "persist a blob of this many bytes instead"}},
+	})
+}

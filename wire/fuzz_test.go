@@ -8,6 +8,8 @@ import "testing"
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"v":1,"cluster":"c1","msg":{"type":"ELECTION","from":1,"to":5,"epoch":1}}`))
 	f.Add([]byte(`{"v":1,"cluster":"c1","msg":{"type":"RING","from":2,"to":3,"members":[1,2],"dir":-1,"phase":2,"hop":1,"seq":4,"reply":true,"candidate":5}}`))
+	f.Add([]byte(`{"v":1,"cluster":"c1","msg":{"type":"MsgVote","from":3,"to":1,"epoch":2,"payload":"CAUQAxgC"}}`))
+	f.Add([]byte(`{"v":1,"cluster":"c1","msg":{"type":"MsgApp","from":3,"to":1,"payload":"===="}}`))
 	f.Add([]byte(`{"v":2,"cluster":"c1","msg":{}}`))
 	f.Add([]byte(`not json`))
 	f.Fuzz(func(t *testing.T, data []byte) {

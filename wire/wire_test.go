@@ -13,7 +13,7 @@ import (
 var members = []election.NodeID{1, 2, 3, 5}
 
 func TestEncodeDecodeRoundTripKeepsEveryField(t *testing.T) {
-	in := election.Message{Type: "ELECTION", From: 2, To: 5, Epoch: 9, Candidate: 3, Members: []election.NodeID{1, 2}, Phase: 2, Hop: 4, Dir: election.CounterClockwise, Seq: 11, Reply: true}
+	in := election.Message{Type: "ELECTION", From: 2, To: 5, Epoch: 9, Candidate: 3, Members: []election.NodeID{1, 2}, Phase: 2, Hop: 4, Dir: election.CounterClockwise, Seq: 11, Reply: true, Payload: []byte{0, 0xff, 0x10, '"'}}
 	b, err := Encode("c1", in)
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +66,9 @@ func TestDecodeRejectsWithReason(t *testing.T) {
 		{"negative hop", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2,"hop":-1}}`, BadField},
 		{"largest uint64 epoch", `{"v":1,"cluster":"c1","msg":{"type":"HEARTBEAT","from":1,"to":2,"epoch":18446744073709551615}}`, BadEpoch},
 		{"epoch just above MaxEpoch", `{"v":1,"cluster":"c1","msg":{"type":"HEARTBEAT","from":1,"to":2,"epoch":9007199254740992}}`, BadEpoch},
+		{"garbled payload", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2,"payload":"not base64!"}}`, Malformed},
+		{"payload as a number", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2,"payload":7}}`, Malformed},
+		{"oversize payload", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2,"payload":"` + strings.Repeat("QUJD", MaxSize/4) + `"}}`, Oversize},
 		{"oversize", `{"v":1,"cluster":"c1","msg":{"type":"OK","from":1,"to":2,"members":[` + strings.Repeat("1,", MaxSize/2) + `1]}}`, Oversize},
 	}
 	for _, c := range cases {
@@ -93,6 +96,25 @@ func TestEncodeRefusesOversizeMessage(t *testing.T) {
 	_, err := Encode("c1", election.Message{Type: "RING", From: 1, To: 2, Members: big})
 	if ReasonOf(err) != Oversize {
 		t.Fatalf("Encode of a %d-member message: err %v, want oversize", len(big), err)
+	}
+}
+
+// TestEncodeBoundsThePayloadWithTheMessage: the payload has no bound of
+// its own; the bound is on the whole encoded message, base64 included.
+func TestEncodeBoundsThePayloadWithTheMessage(t *testing.T) {
+	// base64 writes 4 bytes per 3: a payload of 3/4 MaxSize encodes past it.
+	_, err := Encode("c1", election.Message{Type: "RAFT", From: 1, To: 2, Payload: make([]byte, MaxSize*3/4)})
+	if ReasonOf(err) != Oversize {
+		t.Fatalf("Encode of a %d-byte payload: err %v, want oversize", MaxSize*3/4, err)
+	}
+	fits := make([]byte, MaxSize/2)
+	b, err := Encode("c1", election.Message{Type: "RAFT", From: 1, To: 2, Payload: fits})
+	if err != nil {
+		t.Fatalf("Encode of a %d-byte payload: %v", len(fits), err)
+	}
+	m, err := Decode(b, "c1", members)
+	if err != nil || !slices.Equal(m.Payload, fits) {
+		t.Fatalf("Decode of a %d-byte payload: %d bytes back, %v", len(fits), len(m.Payload), err)
 	}
 }
 
@@ -133,12 +155,13 @@ func TestEveryReasonIsListed(t *testing.T) {
 	}
 }
 
-// equal compares messages treating a nil and an empty Members list alike:
-// the wire omits both.
+// equal compares messages treating nil and empty Members and Payload
+// alike: the wire omits both.
 func equal(a, b election.Message) bool {
-	if !slices.Equal(a.Members, b.Members) {
+	if !slices.Equal(a.Members, b.Members) || !slices.Equal(a.Payload, b.Payload) {
 		return false
 	}
 	a.Members, b.Members = nil, nil
+	a.Payload, b.Payload = nil, nil
 	return reflect.DeepEqual(a, b)
 }

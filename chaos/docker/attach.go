@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -145,7 +146,7 @@ func (b *Backend) adoptNodes(ctx context.Context, run string) (chaos.ClusterSpec
 		}
 		if spec.Name == "" {
 			spec = s
-		} else if s.Name != spec.Name || !slices.Equal(s.Members, spec.Members) || s.Algorithm != spec.Algorithm || s.Quorum != spec.Quorum {
+		} else if s.Name != spec.Name || !slices.Equal(s.Members, spec.Members) || s.Algorithm != spec.Algorithm || s.Quorum != spec.Quorum || !maps.Equal(s.Options, spec.Options) {
 			return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: container %s belongs to another cluster (%s, members %v) than the rest (%s, members %v)", run, name, s.Name, s.Members, spec.Name, spec.Members)
 		}
 		if b.nodes[id] != nil {
@@ -194,6 +195,16 @@ func specFromEnv(env map[string]string) (chaos.ClusterSpec, election.NodeID, err
 	}
 	if s.Quorum, err = election.ParseQuorum(env["RINGLEADER_QUORUM"]); err != nil {
 		return s, 0, fmt.Errorf("RINGLEADER_QUORUM: %w", err)
+	}
+	if s.Options, err = election.ParseOptions(env["RINGLEADER_OPTIONS"]); err != nil {
+		return s, 0, fmt.Errorf("RINGLEADER_OPTIONS: %w", err)
+	}
+	// What the node runs: its algorithm's defaults where the environment
+	// left a setting out, as the node itself resolves them.
+	if a, lerr := election.Lookup(s.Algorithm); lerr == nil {
+		if s.Quorum, s.Options, err = a.Resolve(s.Quorum, s.Options); err != nil {
+			return s, 0, fmt.Errorf("RINGLEADER_QUORUM, RINGLEADER_OPTIONS: %w", err)
+		}
 	}
 	for _, d := range []struct {
 		name string
@@ -403,15 +414,32 @@ func (a Attached) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	return nil
 }
 
+// resolved is s with its quorum mode and options resolved to its
+// algorithm's defaults where left out, so that "not given" and the default
+// compare equal; s as it is when it names no known algorithm or asks for
+// what the algorithm does not take (the comparison then shows it).
+func resolved(s chaos.ClusterSpec) chaos.ClusterSpec {
+	if a, err := election.Lookup(s.Algorithm); err == nil {
+		if q, o, err := a.Resolve(s.Quorum, s.Options); err == nil {
+			s.Quorum, s.Options = q, o
+		}
+	}
+	return s
+}
+
 // ShapeMismatch says how a running cluster differs from the cluster a
 // scenario wants, or "" when they match. Names and seeds do not matter.
 func ShapeMismatch(running, want chaos.ClusterSpec) string {
+	running, want = resolved(running), resolved(want)
 	var diffs []string
 	if running.Algorithm != want.Algorithm {
 		diffs = append(diffs, fmt.Sprintf("it runs %s, the scenario wants %s", running.Algorithm, want.Algorithm))
 	}
 	if running.Quorum != want.Quorum {
 		diffs = append(diffs, fmt.Sprintf("its quorum is %s, the scenario's %s (QUORUM=%s make up starts one that matches)", running.Quorum, want.Quorum, want.Quorum))
+	}
+	if !maps.Equal(running.Options, want.Options) {
+		diffs = append(diffs, fmt.Sprintf("its options are %q, the scenario's %q (OPTIONS=%q make up starts one that matches)", running.Options.String(), want.Options.String(), want.Options.String()))
 	}
 	if !slices.Equal(running.Members, want.Members) {
 		diffs = append(diffs, fmt.Sprintf("its members are %s, the scenario's %s", chaos.IDList(running.Members), chaos.IDList(want.Members)))

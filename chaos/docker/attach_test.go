@@ -82,6 +82,17 @@ func TestShapeMismatchSaysHow(t *testing.T) {
 	if why := ShapeMismatch(base, base); why != "" {
 		t.Fatalf("identical: %s", why)
 	}
+	// Not given is the algorithm's default: bully's is none.
+	none := base
+	none.Quorum = election.NoQuorum
+	if why := ShapeMismatch(none, base); why != "" {
+		t.Fatalf("quorum none against quorum left out (bully's default): %s", why)
+	}
+	opts := base
+	opts.Options = election.Options{"prevote": "false"}
+	if why := ShapeMismatch(base, opts); !strings.Contains(why, `its options are "", the scenario's "prevote=false"`) {
+		t.Errorf("options differ, but: %q", why)
+	}
 	other := base
 	other.Quorum, other.Members, other.Algorithm = election.Majority, ids(1, 2, 3, 4), "ring"
 	why := ShapeMismatch(base, other)
@@ -110,6 +121,8 @@ func TestSpecFromEnvReadsTheNodeContract(t *testing.T) {
 		{"RINGLEADER_ID": "x", "RINGLEADER_PEERS": "1=a"},
 		{"RINGLEADER_ID": "1", "RINGLEADER_PEERS": "one=a"},
 		{"RINGLEADER_ID": "1", "RINGLEADER_PEERS": "1=a", "RINGLEADER_QUORUM": "most"},
+		{"RINGLEADER_ID": "1", "RINGLEADER_PEERS": "1=a", "RINGLEADER_OPTIONS": "prevote"},
+		{"RINGLEADER_ID": "1", "RINGLEADER_PEERS": "1=a", "RINGLEADER_OPTIONS": "prevote=false"}, // bully takes none
 	} {
 		if _, _, err := specFromEnv(env); err == nil {
 			t.Errorf("%v: accepted", env)

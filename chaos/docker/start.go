@@ -207,6 +207,7 @@ func nodeEnv(spec chaos.ClusterSpec, secret string, addrs map[election.NodeID]ne
 		"RINGLEADER_PEERS":     strings.Join(peers, ","),
 		"RINGLEADER_ALGORITHM": spec.Algorithm,
 		"RINGLEADER_QUORUM":    quorum,
+		"RINGLEADER_OPTIONS":   spec.Options.String(),
 		"RINGLEADER_HEARTBEAT": t.Heartbeat.String(),
 		"RINGLEADER_SUSPICION": t.Suspicion.String(),
 		"RINGLEADER_ANSWER":    t.Answer.String(),

@@ -78,7 +78,7 @@ func runFault(args []string) int {
 	if *seed == 0 {
 		*seed = time.Now().UnixNano()
 	}
-	cluster := scenario.Cluster{Algorithm: spec.Algorithm, IDs: spec.Members, Quorum: spec.Quorum, Timing: spec.Timing}
+	cluster := scenario.Cluster{Algorithm: spec.Algorithm, IDs: spec.Members, Quorum: spec.Quorum, Options: spec.Options, Timing: spec.Timing}
 	p := harness.NewPlayer(b, cluster, *seed)
 	before := b.State()
 	t0 := time.Now()

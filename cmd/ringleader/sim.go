@@ -29,7 +29,7 @@ func init() {
 }
 
 const simUsage = `Usage: ringleader sim complexity --algorithm A --n N [--ids 3,1,4,... | --arrangement best|worst|random --seed S] [--json] [--heartbeats] [--max-time D] [--max-messages M]
-       ringleader sim explore --algorithm A --n N --schedules K --seed S [--quorum majority] [--json] [--shrink [--save DIR]]
+       ringleader sim explore --algorithm A --n N --schedules K --seed S [--quorum majority] [--option NAME=VALUE]... [--json] [--shrink [--save DIR]]
 
 complexity: one fault-free election, every node starting at once, run until
   quiet; prints the election messages against the published formula. --n
@@ -99,13 +99,27 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (status int, 
 	return 2, true
 }
 
-// parseQuorum reads --quorum.
-func parseQuorum(s string) (election.QuorumMode, error) {
-	q, err := election.ParseQuorum(s)
+// resolveSetup reads --quorum and the --option flags for alg and
+// resolves them to what the run will use (election.Algorithm.Resolve).
+func resolveSetup(alg election.Algorithm, quorum string, opts election.Options) (election.QuorumMode, election.Options, error) {
+	q, err := election.ParseQuorum(quorum)
 	if err != nil {
-		return q, fmt.Errorf("--%w", err)
+		return q, nil, fmt.Errorf("--%w", err)
 	}
-	return q, nil
+	if q, err = alg.ResolveQuorum(q); err != nil {
+		return q, nil, fmt.Errorf("--quorum: %w", err)
+	}
+	if opts, err = alg.ResolveOptions(opts); err != nil {
+		return q, nil, fmt.Errorf("--option: %w", err)
+	}
+	return q, opts, nil
+}
+
+// optionFlag declares the repeatable --option NAME=VALUE flag.
+func optionFlag(fs *flag.FlagSet) election.Options {
+	opts := election.Options{}
+	fs.Var(opts, "option", "an algorithm option NAME=VALUE (repeatable, or NAME=VALUE,...); see the README's algorithm table")
+	return opts
 }
 
 func parseNs(s string) ([]int, error) {
@@ -128,7 +142,8 @@ func runSimComplexity(args []string, stdout, stderr io.Writer) int {
 	arrangement := fs.String("arrangement", "random", "ring order of IDs 1..n: best (increasing), worst (decreasing) or random")
 	seed := fs.Int64("seed", 1, "seed of the random arrangement and of the network")
 	delay := fs.String("delay", "1ms", "message delay: 2ms, uniform:1ms-5ms or exp:1ms-3ms")
-	quorum := fs.String("quorum", "", "quorum mode: majority or none")
+	quorum := fs.String("quorum", "", "quorum mode: majority or none (default: the algorithm's)")
+	given := optionFlag(fs)
 	asJSON := fs.Bool("json", false, "one JSON object per line instead of a table")
 	heartbeats := fs.Bool("heartbeats", false, "run the failure detector too (heartbeats, pings, hop acknowledgements), counted as maintenance; without it only the election's own messages are sent")
 	maxTime := fs.Duration("max-time", sim.DefaultMaxTime, "stop with an error when the election is still running after this much virtual time")
@@ -152,7 +167,7 @@ func runSimComplexity(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return badFlag(stderr, "complexity", err)
 	}
-	q, err := parseQuorum(*quorum)
+	q, algOpts, err := resolveSetup(alg, *quorum, given)
 	if err != nil {
 		return badFlag(stderr, "complexity", err)
 	}
@@ -200,7 +215,7 @@ func runSimComplexity(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "complexity: %s n=%d: %v of virtual time, %d messages sent, %d delivered, %.0fs elapsed\n",
 				alg.Name, len(ids), p.Virtual.Round(time.Millisecond), p.Sent, p.Delivered, p.Elapsed.Seconds())
 		}}
-		opts := sim.Options{Algorithm: alg.Name, Quorum: q, Seed: *seed, Delay: d, FaultFree: !*heartbeats}
+		opts := sim.Options{Algorithm: alg.Name, Quorum: q, Options: algOpts, Seed: *seed, Delay: d, FaultFree: !*heartbeats}
 		c, err := sim.RunComplexityWithin(opts, ids, lim)
 		if capped, ok := err.(*sim.CapError); ok {
 			flag := "--max-messages"
@@ -291,7 +306,8 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	n := fs.Int("n", 5, "node count (IDs 1..n)")
 	schedules := fs.Int("schedules", 1000, "number of random fault schedules")
 	seed := fs.Int64("seed", 1, "top-level seed; schedule 0 uses it as is, so --schedules 1 --seed X replays the schedule with seed X")
-	quorum := fs.String("quorum", "", "quorum mode: majority or none")
+	quorum := fs.String("quorum", "", "quorum mode: majority or none (default: the algorithm's)")
+	given := optionFlag(fs)
 	faults := fs.Int("faults", 12, "at most this many faults per schedule")
 	kindList := fs.String("kinds", "", "comma-separated fault kinds to draw (default all: "+strings.Join(explore.Kinds, ",")+")")
 	workers := fs.Int("workers", 0, "schedules run in parallel (0: one per CPU); results do not depend on it")
@@ -322,11 +338,8 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return badFlag(stderr, "explore", err)
 	}
-	q, err := parseQuorum(*quorum)
+	q, algOpts, err := resolveSetup(alg, *quorum, given)
 	if err != nil {
-		return badFlag(stderr, "explore", err)
-	}
-	if err := alg.CheckQuorum(q); err != nil {
 		return badFlag(stderr, "explore", err)
 	}
 	switch {
@@ -340,7 +353,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 		return badFlag(stderr, "explore", fmt.Errorf("--history needs --schedules 1 (it records one schedule)"))
 	}
 	opts := explore.Options{
-		Algorithm: alg.Name, N: *n, Quorum: q, Schedules: *schedules, Seed: *seed,
+		Algorithm: alg.Name, N: *n, Quorum: q, Options: algOpts, Schedules: *schedules, Seed: *seed,
 		MaxFaults: *faults, Workers: *workers,
 	}
 	if *kindList != "" {
@@ -477,8 +490,11 @@ func exploreOne(opts explore.Options, path string, asJSON bool, stdout, stderr i
 
 func printExplore(w io.Writer, r explore.Result, elapsed time.Duration) {
 	mode := "no quorum"
-	if r.Quorum != "" {
+	if r.Quorum != string(election.NoQuorum) {
 		mode = "quorum " + r.Quorum
+	}
+	if len(r.Options) > 0 {
+		mode += ", options " + r.Options.String()
 	}
 	fmt.Fprintf(w, "%s, %d nodes, %s: %d schedules from seed %d in %.2fs (%.0f/s)\n",
 		r.Algorithm, r.N, mode, r.Schedules, r.Seed, elapsed.Seconds(), float64(r.Schedules)/elapsed.Seconds())

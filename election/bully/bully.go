@@ -70,7 +70,9 @@ func init() {
 		AnnounceTypes: []string{TypeCoordinator},
 		Formula:       Formula,
 		Claims:        Claims,
-		Quorum:        true,
+		Quorums:       []election.QuorumMode{election.NoQuorum, election.Majority},
+		DefaultQuorum: election.NoQuorum,
+		Seeded:        true,
 	})
 }
 

@@ -31,6 +31,7 @@ func init() {
 		AnnounceTypes: []string{TypeElected},
 		Formula:       Formula,
 		Claims:        ringnet.Claims,
+		Seeded:        true,
 	})
 }
 

@@ -45,6 +45,7 @@ func init() {
 		AnnounceTypes: []string{TypeElected},
 		Formula:       Formula,
 		Claims:        ringnet.Claims,
+		Seeded:        true,
 	})
 }
 

@@ -39,6 +39,7 @@ func init() {
 		AnnounceTypes: []string{TypeCoordinator},
 		Formula:       Formula,
 		Claims:        ringnet.Claims,
+		Seeded:        true,
 	})
 }
 

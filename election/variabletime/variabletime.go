@@ -49,6 +49,7 @@ func init() {
 		Formula:       Formula,
 		Claims:        ringnet.Claims,
 		SimOnly:       true,
+		Seeded:        true,
 	})
 }
 

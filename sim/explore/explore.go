@@ -20,6 +20,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -42,7 +43,10 @@ type Options struct {
 	// N nodes with IDs 1..N in ring order, unless Members is set.
 	N       int
 	Members []election.NodeID
+	// Quorum and Options may be left unset: every entry point resolves
+	// them to the algorithm's defaults (election.Algorithm.Resolve).
 	Quorum  election.QuorumMode
+	Options election.Options
 	Timing  election.Timing
 	// Schedules to run; Seed is the top-level seed.
 	Schedules int
@@ -77,6 +81,13 @@ func (o Options) withDefaults() (Options, error) {
 		}
 	}
 	o.N = len(o.Members)
+	alg, err := election.Lookup(o.Algorithm)
+	if err != nil {
+		return o, fmt.Errorf("explore: %w", err)
+	}
+	if o.Quorum, o.Options, err = alg.Resolve(o.Quorum, o.Options); err != nil {
+		return o, fmt.Errorf("explore: %w", err)
+	}
 	if o.Schedules < 0 {
 		return o, fmt.Errorf("explore: --schedules %d must not be negative", o.Schedules)
 	}
@@ -138,8 +149,10 @@ type Result struct {
 	Algorithm string `json:"algorithm"`
 	N         int    `json:"n"`
 	Quorum    string `json:"quorum"`
-	Seed      int64  `json:"seed"`
-	Schedules int    `json:"schedules"`
+	// Options are the algorithm's options the schedules ran with.
+	Options   election.Options `json:"options,omitempty"`
+	Seed      int64            `json:"seed"`
+	Schedules int              `json:"schedules"`
 	// Claimed are the checkers judged as pass/fail; Failures counts the
 	// schedules each failed in (every claimed checker has an entry).
 	Claimed  []check.Name       `json:"claimed"`
@@ -189,8 +202,14 @@ func ScheduleSeed(top int64, i int) int64 {
 func ReplayCommand(o Options, seed int64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "ringleader sim explore --algorithm %s --n %d --schedules 1 --seed %d", o.Algorithm, len(o.Members), seed)
-	if o.Quorum == election.Majority {
-		b.WriteString(" --quorum majority")
+	alg, _ := election.Lookup(o.Algorithm)
+	if o.Quorum != election.QuorumDefault && o.Quorum != alg.DefaultQuorum {
+		b.WriteString(" --quorum " + string(o.Quorum))
+	}
+	for _, k := range slices.Sorted(maps.Keys(o.Options)) {
+		if spec, err := alg.Option(k); err != nil || spec.Default != o.Options[k] {
+			fmt.Fprintf(&b, " --option %s=%s", k, o.Options[k])
+		}
 	}
 	if o.MaxFaults != 12 {
 		fmt.Fprintf(&b, " --faults %d", o.MaxFaults)
@@ -214,15 +233,12 @@ func Run(opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("explore: %w", err)
 	}
-	if err := alg.CheckQuorum(opts.Quorum); err != nil {
-		return Result{}, fmt.Errorf("explore: %w", err)
-	}
 	// Fail on a bad configuration once, here, not in every worker.
 	if err := spec(opts, opts.Seed).Validate(); err != nil {
 		return Result{}, fmt.Errorf("explore: %w", err)
 	}
 	res := Result{
-		Algorithm: alg.Name, N: len(opts.Members), Quorum: string(opts.Quorum), Seed: opts.Seed,
+		Algorithm: alg.Name, N: len(opts.Members), Quorum: string(opts.Quorum), Options: opts.Options, Seed: opts.Seed,
 		Schedules: opts.Schedules, Claimed: claimed(alg, opts.Quorum), Failures: map[check.Name]int{},
 	}
 	for _, c := range res.Claimed {
@@ -346,13 +362,13 @@ func claimed(a election.Algorithm, q election.QuorumMode) []check.Name {
 // spec is the cluster every schedule starts.
 func spec(o Options, seed int64) chaos.ClusterSpec {
 	return chaos.ClusterSpec{
-		Name: "explore", Algorithm: o.Algorithm, Quorum: o.Quorum,
+		Name: "explore", Algorithm: o.Algorithm, Quorum: o.Quorum, Options: o.Options,
 		Members: o.Members, Timing: o.Timing, Seed: seed,
 	}
 }
 
 func cluster(o Options) scenario.Cluster {
-	return scenario.Cluster{Algorithm: o.Algorithm, IDs: o.Members, Quorum: o.Quorum, Timing: o.Timing}
+	return scenario.Cluster{Algorithm: o.Algorithm, IDs: o.Members, Quorum: o.Quorum, Options: o.Options, Timing: o.Timing}
 }
 
 // session is one schedule being played: a simulated cluster, the harness's
@@ -546,7 +562,7 @@ func (r Result) SortedFailures() []check.Name {
 // algorithm claims when it names none, plus those in expect_checkers). It
 // is how stored schedule files serve as regression tests.
 func Replay(sc *scenario.Scenario, seed int64) ([]check.Verdict, error) {
-	o := Options{Algorithm: sc.Cluster.Algorithm, Members: sc.Members(), Quorum: sc.Cluster.Quorum, Timing: sc.Cluster.Timing, Quiet: sc.LivenessBound}
+	o := Options{Algorithm: sc.Cluster.Algorithm, Members: sc.Members(), Quorum: sc.Cluster.Quorum, Options: sc.Cluster.Options, Timing: sc.Cluster.Timing, Quiet: sc.LivenessBound}
 	o, err := o.withDefaults()
 	if err != nil {
 		return nil, err

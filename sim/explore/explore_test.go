@@ -2,6 +2,7 @@ package explore
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ringleader-dev/ringleader/check"
@@ -180,5 +181,35 @@ func TestKindsRestrictTheFaultsDrawn(t *testing.T) {
 	}
 	if _, err := Run(Options{Algorithm: "test-floodmax", N: 3, Schedules: 1, Kinds: []string{"meteor"}}); err == nil {
 		t.Fatal("an unknown fault kind was accepted")
+	}
+}
+
+func init() {
+	election.Register(election.Algorithm{
+		Name: "test-floodmax-majority", Title: "max flooding, majority-only with options (test only)", Topology: "complete",
+		New:     func(cfg election.Config) (election.Machine, error) { return &floodMax{cfg: cfg}, nil },
+		Claims:  func(election.QuorumMode) []election.Property { return []election.Property{election.Agreement} },
+		Quorums: []election.QuorumMode{election.Majority},
+		Options: []election.OptionSpec{{Name: "fast", Kind: election.OptionBool, Default: "false"}, {Name: "k", Kind: election.OptionInt, Default: "1"}},
+	})
+}
+
+// TestExplorationRecordsAndReplaysItsOptions: an exploration resolves the
+// quorum mode and options, records them in its result, and its replay
+// commands repeat exactly the ones that differ from the defaults.
+func TestExplorationRecordsAndReplaysItsOptions(t *testing.T) {
+	res, err := Run(Options{Algorithm: "test-floodmax-majority", N: 3, Schedules: 2, Seed: 1, Options: election.Options{"fast": "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Quorum != "majority" || res.Options.String() != "fast=true,k=1" {
+		t.Errorf("result records quorum %q options %q, want majority and fast=true,k=1", res.Quorum, res.Options.String())
+	}
+	cmd := ReplayCommand(Options{Algorithm: "test-floodmax-majority", Members: []election.NodeID{1, 2, 3}, Quorum: election.Majority, MaxFaults: 12, Options: res.Options}, 7)
+	if !strings.HasSuffix(cmd, "--seed 7 --option fast=true") {
+		t.Errorf("replay command %q: want the non-default option only, and no --quorum (majority is the default)", cmd)
+	}
+	if _, err := Run(Options{Algorithm: "test-floodmax-majority", N: 3, Schedules: 1, Quorum: election.NoQuorum}); err == nil || !strings.Contains(err.Error(), "does not run with quorum none") {
+		t.Errorf("quorum none: %v, want the refusal", err)
 	}
 }

@@ -37,6 +37,15 @@ func FileStem(algorithm string, checker check.Name, seed int64) string {
 	return fmt.Sprintf("%s-%s-%d", algorithm, checker, seed)
 }
 
+// optionsText is "   options: k=v,…", or nothing for an algorithm without
+// options.
+func optionsText(o election.Options) string {
+	if len(o) == 0 {
+		return ""
+	}
+	return "   options: " + o.String()
+}
+
 func quorumText(q election.QuorumMode) string {
 	if q == election.Majority {
 		return "with a majority quorum"
@@ -51,7 +60,7 @@ func Header(o Options, sh Shrunk) string {
 		"Found by `ringleader sim explore` and shrunk; run it with",
 		"  ringleader run --backend sim FILE     (or --backend docker)",
 		"which exits 0 exactly when the failure reproduces.",
-		fmt.Sprintf("algorithm: %s   n: %d   quorum: %s   seed: %d", o.Algorithm, len(o.Members), o.Quorum, sh.Seed),
+		fmt.Sprintf("algorithm: %s   n: %d   quorum: %s%s   seed: %d", o.Algorithm, len(o.Members), o.Quorum.Text(), optionsText(o.Options), sh.Seed),
 		fmt.Sprintf("commit: %s", commit()),
 		fmt.Sprintf("checker: %s fails: %s", sh.Checker, oneLine(sh.Evidence)),
 		fmt.Sprintf("shrunk from %d to %d steps (%d fault steps) in %d tries on %s%s", sh.From, sh.StepCount, sh.FaultSteps, sh.Tried, seedsText(sh), widenedText(sh)),
