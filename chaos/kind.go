@@ -179,7 +179,11 @@ var kindList = []Kind{
 		EndedBy: []Op{Heal}, Mark: Mark{Shape: MarkBand, Colour: partitionColour, Legend: "partition in force"},
 		pool: isUp, decide: decidePartition,
 		apply: func(s *State, f Fault, members []election.NodeID) {
-			for _, l := range f.CutLinks(members) {
+			links := f.Links // as Decide gives a partition: its links
+			if len(f.Groups) > 0 {
+				links = f.CutLinks(members)
+			}
+			for _, l := range links {
 				s.Cut[l] = true
 			}
 		},

@@ -68,7 +68,7 @@ func decidePartition(f Fault, _ State, members []election.NodeID) (Outcome, erro
 			return Outcome{}, fmt.Errorf("partition: link %d->%d cuts a node from itself", l[0], l[1])
 		}
 	}
-	return Outcome{Fault: f}, nil
+	return Outcome{Fault: Fault{Op: Partition, Nodes: f.Nodes, Links: links}}, nil
 }
 
 // decideHeal: healing nothing is a recorded no-op.

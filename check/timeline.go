@@ -306,11 +306,14 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 		world.Up[m] = true
 	}
 	var frozen *netFaults
+	netChanged := true // the world's network part differs from frozen
 	snaps := stateRecords(recs) + 1
 	t.snaps = make([]snapshot, 0, snaps)
 	t.slots = make([]memberState, 0, snaps*n)
 	take := func(at time.Time, fault bool) {
-		frozen = frozenFrom(world, frozen)
+		if netChanged {
+			frozen, netChanged = frozenFrom(world, frozen), false
+		}
 		t.snaps = append(t.snaps, snapshot{at: at, net: frozen, fault: fault})
 		t.slots = append(t.slots, cur...)
 	}
@@ -367,8 +370,8 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 			if r.Fault.Phase != history.FaultOK {
 				break
 			}
-			changed = replayFault(&world, chaos.FaultOf(r.Fault), t.Members, frozen)
-			changed = follow(r.Fault.Nodes) || changed
+			netChanged = replayFault(&world, chaos.FaultOf(r.Fault), t.Members)
+			changed = follow(r.Fault.Nodes) || netChanged
 		case r.Node > 0:
 			p := pos.of(r.Node) // a member: MembersOf added it
 			m := &cur[p]
@@ -419,13 +422,18 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 // the replay's world model, as the backend did: the outcome Decide gives
 // (loss rounded, nodes already so left alone), or the fault as recorded
 // when the replayed state disagrees with the one the backend saw. It
-// reports whether the network or clock part changed.
-func replayFault(world *chaos.State, f chaos.Fault, members []election.NodeID, frozen *netFaults) bool {
-	if out, err := chaos.Decide(f, *world, members); err == nil {
-		f = out.Fault
+// reports whether the network or clock part may have changed.
+func replayFault(world *chaos.State, f chaos.Fault, members []election.NodeID) bool {
+	k, _ := chaos.KindOf(f.Op)
+	// Only values can differ from the record (loss rounded to a percent);
+	// the rest applies to the same effect as recorded.
+	if len(k.Params) > 0 {
+		if out, err := chaos.Decide(f, *world, members); err == nil {
+			f = out.Fault
+		}
 	}
 	world.Apply(f, members)
-	return frozenFrom(*world, frozen) != frozen
+	return k.Family != chaos.Lifecycle || (f.Op == chaos.Restart && len(world.Clocks) > 0)
 }
 
 // stateRecords counts the records that may change the replayed state:

@@ -123,7 +123,7 @@ func (s *Sim) carryOut(f chaos.Fault) error {
 	// Hints are about links that had no cut before this fault.
 	var newlyCut [][2]election.NodeID
 	if f.Op == chaos.Partition {
-		newlyCut = s.newlyCutPairs(f.CutLinks(s.opts.Members))
+		newlyCut = s.newlyCutPairs(f.Links) // Decide gave the partition as its links
 	}
 	cutBefore := len(s.state.Cut)
 	s.state.Apply(f, s.opts.Members)
