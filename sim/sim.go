@@ -634,10 +634,16 @@ func (s *Sim) armTimer(n *node, name string, at, local time.Duration) {
 // setTimer arms n's timer to fire after d on the node's clock: after d of
 // virtual time, or d/rate when a clock fault skews it.
 func (s *Sim) setTimer(n *node, name string, d time.Duration) {
-	if !n.skewed {
-		s.armTimer(n, name, s.now+d, s.now+d)
+	if n.skewed {
+		s.setSkewedTimer(n, name, d)
 		return
 	}
+	s.armTimer(n, name, s.now+d, s.now+d)
+}
+
+// setSkewedTimer arms a timer of a node whose clock a fault skewed: its
+// deadline is on the node's clock.
+func (s *Sim) setSkewedTimer(n *node, name string, d time.Duration) {
 	local := n.clk.Read(s.now) + d
 	s.armTimer(n, name, s.now+n.clk.Until(s.now, local), local)
 }
