@@ -4,6 +4,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/ringleader-dev/ringleader/clock"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/sirupsen/logrus"
 )
@@ -30,6 +31,9 @@ func bareNode(m election.Machine) *Node {
 		loopDone: make(chan struct{}),
 		stats:    newStats(),
 		log:      logrus.New(),
+		drops:    newDropLog(),
+		clk:      clock.New(),
+		dropFrom: map[election.NodeID]bool{},
 	}
 	n.log.Out = io.Discard
 	return n
