@@ -1,0 +1,229 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/trust"
+)
+
+// control sends c to node id through its own server, as the harness does.
+func (c *testCluster) control(id election.NodeID, ctl Control) ControlReply {
+	c.t.Helper()
+	r, err := SendControl(context.Background(), c.node(id).ClientURL(), "test", c.secret, id, ctl)
+	if err != nil {
+		c.t.Fatalf("control node %d: %v", id, err)
+	}
+	return r
+}
+
+// linesOf is what node id logged so far, in order.
+func (c *testCluster) linesOf(id election.NodeID) []logLine {
+	var out []logLine
+	for _, l := range c.allLines() {
+		if l.node == id {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func isMsg(l logLine, kind history.Kind, from, to election.NodeID) bool {
+	return l.ok && l.rec.Kind == kind && l.rec.Msg != nil && l.rec.Msg.From == from && l.rec.Msg.To == to
+}
+
+func isEvent(l logLine, ev string) bool { return strings.Contains(l.raw, `"event":"`+ev+`"`) }
+
+// TestDropSetCutsOnlyTheNamedDirection: node 1 told to drop what node 2
+// sends loses exactly that direction. Each of 2's messages is logged at 1
+// as a drop with reason cut naming the message; 2 keeps hearing 1; no
+// route closes, so neither end is hinted; an empty set heals it.
+func TestDropSetCutsOnlyTheNamedDirection(t *testing.T) {
+	c := newTestCluster(t, testAlgorithm, 1, 2, 3)
+	c.startAll()
+	c.awaitLeader(3)
+
+	r := c.control(1, DropFrom(2))
+	if len(r.DropFrom) != 1 || r.DropFrom[0] != 2 {
+		t.Fatalf("node 1 answered drop set %v, want [2]", r.DropFrom)
+	}
+	answered := time.Now()
+	c.awaitLog("node 1 logs its drop set", func(l logLine) bool {
+		return l.node == 1 && isEvent(l, EventDropFrom) && strings.Contains(l.raw, `"drop_from":[2]`)
+	})
+	c.awaitLog("node 1 drops a message from 2 as cut", func(l logLine) bool {
+		return l.node == 1 && isMsg(l, history.KindDrop, 2, 1) && l.rec.Reason == DropCut
+	})
+	c.awaitLog("node 2 still hears node 1", func(l logLine) bool {
+		return l.node == 2 && isMsg(l, history.KindRecv, 1, 2) && l.at.After(answered)
+	})
+	c.awaitLog("node 1 still hears node 3", func(l logLine) bool {
+		return l.node == 1 && isMsg(l, history.KindRecv, 3, 1) && l.at.After(answered)
+	})
+	lines := c.linesOf(1)
+	cutAt := -1
+	for i, l := range lines {
+		if isEvent(l, EventDropFrom) {
+			cutAt = i
+		}
+	}
+	for _, l := range lines[cutAt:] {
+		if isMsg(l, history.KindRecv, 2, 1) {
+			t.Fatalf("node 1 received from 2 after its drop set named 2: %s", l.raw)
+		}
+	}
+	for _, l := range c.allLines() {
+		if isEvent(l, EventPeerDownHint) {
+			t.Fatalf("a message-level cut closed no route, yet: %s", l.raw)
+		}
+	}
+	if got := c.node(1).Status().Counters.Dropped[DropCut]; got == 0 {
+		t.Fatal("/status counts no cut drops")
+	}
+
+	healed := time.Now()
+	c.control(1, DropFrom())
+	c.awaitLog("node 1 hears 2 again after the heal", func(l logLine) bool {
+		return l.node == 1 && isMsg(l, history.KindRecv, 2, 1) && l.at.After(healed)
+	})
+}
+
+// TestOnlyTheControlAccountChangesAClock: an observer and a plain node
+// account (what every member holds) are refused at the server when they
+// publish on a control subject; the node's clock never moves.
+func TestOnlyTheControlAccountChangesAClock(t *testing.T) {
+	c := newTestCluster(t, testAlgorithm, 1, 2)
+	c.startAll()
+	c.awaitLeader(2)
+	req, err := EncodeControl(SetRate(0.5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, user := range []string{trust.ObserverUser, trust.NodeUser} {
+		denied := make(chan error, 1)
+		nc, err := nats.Connect(c.node(1).ClientURL(), nats.UserInfo(user, c.secret),
+			nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+				select {
+				case denied <- err:
+				default:
+				}
+			}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := nc.Publish(trust.ControlSubject("test", 1), req); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-denied:
+			if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
+				t.Fatalf("%s: publish refused with %v, want a permissions violation", user, err)
+			}
+		case <-time.After(awaitLimit):
+			t.Fatalf("%s: a publish on a control subject was not refused", user)
+		}
+		nc.Close()
+	}
+	// Asked by the control account after both, the node's clock still
+	// runs at real speed: neither request reached it.
+	if r := c.control(1, DropFrom()); r.Rate != 1 {
+		t.Fatalf("node 1's clock runs at %v after refused requests, want 1", r.Rate)
+	}
+	for _, l := range c.allLines() {
+		if isEvent(l, EventClock) {
+			t.Fatalf("a refused request changed a clock: %s", l.raw)
+		}
+	}
+	// And the control account changes it, live.
+	if r := c.control(1, SetRate(0.5)); r.Rate != 0.5 {
+		t.Fatalf("node 1 answered rate %v, want 0.5", r.Rate)
+	}
+	c.awaitLog("node 1 logs its clock change", func(l logLine) bool {
+		return l.node == 1 && isEvent(l, EventClock) && strings.Contains(l.raw, `"clock_rate":0.5`)
+	})
+}
+
+// TestGarbledControlRequestsAreRefusedAndCounted: whatever the control
+// account sends that is not a valid request is answered with the reason,
+// counted by reason in /status, logged in bounded form, and changes
+// nothing; the node runs on and takes the next valid request.
+func TestGarbledControlRequestsAreRefusedAndCounted(t *testing.T) {
+	c := newTestCluster(t, testAlgorithm, 1, 2)
+	c.startAll()
+	c.awaitLeader(2)
+	nc, err := nats.Connect(c.node(1).ClientURL(), nats.UserInfo(trust.ControlUser, c.secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	bad := []struct {
+		name, body, reason string
+	}{
+		{"not JSON", `clock rate 0.5`, "malformed"},
+		{"no version", `{"clock":{"rate":0.5}}`, "malformed"},
+		{"unknown field", `{"v":1,"clock":{"rate":0.5},"colour":"red"}`, "malformed"},
+		{"wrong type", `{"v":1,"clock":{"rate":"fast"}}`, "malformed"},
+		{"future version", `{"v":2,"clock":{"rate":0.5}}`, "wrong-version"},
+		{"oversize", `{"v":1,"drop_from":[` + strings.Repeat("2,", MaxControlSize/2) + `2]}`, "oversize"},
+		{"nothing", `{"v":1}`, "bad-field"},
+		{"stopped clock", `{"v":1,"clock":{"rate":0}}`, "bad-field"},
+		{"rate and jump", `{"v":1,"clock":{"rate":2,"jump_ms":10}}`, "bad-field"},
+		{"jump too far", `{"v":1,"clock":{"jump_ms":99999999999}}`, "bad-field"},
+		{"drop self", `{"v":1,"drop_from":[1]}`, "bad-field"},
+		{"drop stranger", `{"v":1,"drop_from":[9]}`, "bad-field"},
+	}
+	want := map[string]uint64{}
+	for _, b := range bad {
+		msg, err := nc.Request(trust.ControlSubject("test", 1), []byte(b.body), awaitLimit)
+		if err != nil {
+			t.Fatalf("%s: no answer: %v", b.name, err)
+		}
+		var r ControlReply
+		if err := json.Unmarshal(msg.Data, &r); err != nil {
+			t.Fatalf("%s: answer %q: %v", b.name, msg.Data, err)
+		}
+		if r.OK || !strings.Contains(r.Error, b.reason) || len(r.Error) > 256 {
+			t.Fatalf("%s: answered %+v, want a refusal of at most 256 bytes naming %s", b.name, r, b.reason)
+		}
+		want[b.reason]++
+	}
+	got := c.node(1).Status().Counters.ControlRefused
+	for reason, n := range want {
+		if got[reason] != n {
+			t.Fatalf("/status counts refusals %v, want %v", got, want)
+		}
+	}
+	for _, l := range c.linesOf(1) {
+		if isEvent(l, EventControlRefused) && len(l.raw) > 1024 {
+			t.Fatalf("a refusal line of %d bytes: %.200s…", len(l.raw), l.raw)
+		}
+		if isEvent(l, EventClock) || isEvent(l, EventDropFrom) {
+			t.Fatalf("a refused request changed the node: %s", l.raw)
+		}
+	}
+	if r := c.control(1, Jump(time.Second)); r.ReadingMS < r.TrueMS+1000 {
+		t.Fatalf("after the refusals a valid jump answered reading %vms at true %vms", r.ReadingMS, r.TrueMS)
+	}
+}
+
+// TestControlOfANodeNotRunningSaysSo: asking a node that is not there is
+// a clear error, not a timeout.
+func TestControlOfANodeNotRunningSaysSo(t *testing.T) {
+	c := newTestCluster(t, testAlgorithm, 1, 2)
+	c.start(1)
+	_, err := SendControl(context.Background(), c.node(1).ClientURL(), "test", c.secret, 2, SetRate(2))
+	if !errors.Is(err, ErrNotListening) {
+		t.Fatalf("control of a node not running: %v, want ErrNotListening", err)
+	}
+	_, err = SendControl(context.Background(), c.node(1).ClientURL(), "test", "not-the-secret-at-all", 1, SetRate(2))
+	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization") {
+		t.Fatalf("control with a wrong secret: %v, want an authorization error", err)
+	}
+}
