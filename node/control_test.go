@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -226,4 +227,27 @@ func TestControlOfANodeNotRunningSaysSo(t *testing.T) {
 	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization") {
 		t.Fatalf("control with a wrong secret: %v, want an authorization error", err)
 	}
+}
+
+// TestAStartingClockRateHolds: a node started with a clock rate (a
+// restarted container keeping its fault) says so in its boot line and
+// runs its clock at that rate from the start.
+func TestAStartingClockRateHolds(t *testing.T) {
+	c := newTestCluster(t, testAlgorithm, 1)
+	cfg := c.config(1)
+	cfg.ClockRate = 0.25
+	n, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	c.nodes[1] = n
+	c.mu.Unlock()
+	r := c.control(1, DropFrom())
+	if r.Rate != 0.25 || math.Abs(r.ReadingMS-0.25*r.TrueMS) > 0.001 {
+		t.Fatalf("answered rate %v, reading %vms at true %vms; want a quarter of true time", r.Rate, r.ReadingMS, r.TrueMS)
+	}
+	c.awaitLog("the boot line names the rate", func(l logLine) bool {
+		return l.ok && l.rec.Kind == history.KindBoot && strings.Contains(l.raw, `"clock_rate":0.25`)
+	})
 }
