@@ -3,6 +3,7 @@ package node
 import (
 	"io"
 	"testing"
+	"time"
 
 	"github.com/ringleader-dev/ringleader/clock"
 	"github.com/ringleader-dev/ringleader/election"
@@ -33,6 +34,7 @@ func bareNode(m election.Machine) *Node {
 		log:      logrus.New(),
 		drops:    newDropLog(),
 		clk:      clock.New(),
+		started:  time.Now(),
 		dropFrom: map[election.NodeID]bool{},
 	}
 	n.log.Out = io.Discard
