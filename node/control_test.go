@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -98,7 +99,8 @@ func TestDropSetCutsOnlyTheNamedDirection(t *testing.T) {
 
 // TestOnlyTheControlAccountChangesAClock: an observer and a plain node
 // account (what every member holds) are refused at the server when they
-// publish on a control subject; the node's clock never moves.
+// publish on a control subject, and the control account when it publishes
+// an election message; the node's clock never moves.
 func TestOnlyTheControlAccountChangesAClock(t *testing.T) {
 	c := newTestCluster(t, testAlgorithm, 1, 2)
 	c.startAll()
@@ -108,29 +110,13 @@ func TestOnlyTheControlAccountChangesAClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, user := range []string{trust.ObserverUser, trust.NodeUser} {
-		denied := make(chan error, 1)
-		nc, err := nats.Connect(c.node(1).ClientURL(), nats.UserInfo(user, c.secret),
-			nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
-				select {
-				case denied <- err:
-				default:
-				}
-			}))
-		if err != nil {
+		if err := publishRefused(c, user, trust.ControlSubject("test", 1), req); err != nil {
 			t.Fatal(err)
 		}
-		if err := nc.Publish(trust.ControlSubject("test", 1), req); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case err := <-denied:
-			if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
-				t.Fatalf("%s: publish refused with %v, want a permissions violation", user, err)
-			}
-		case <-time.After(awaitLimit):
-			t.Fatalf("%s: a publish on a control subject was not refused", user)
-		}
-		nc.Close()
+	}
+	// Nor can the control account speak in the election.
+	if err := publishRefused(c, trust.ControlUser, "ringleader.test.node.1", []byte(`{"v":1,"cluster":"test","msg":{"type":"HEARTBEAT","from":2,"to":1,"epoch":9}}`)); err != nil {
+		t.Fatal(err)
 	}
 	// Asked by the control account after both, the node's clock still
 	// runs at real speed: neither request reached it.
@@ -250,4 +236,33 @@ func TestAStartingClockRateHolds(t *testing.T) {
 	c.awaitLog("the boot line names the rate", func(l logLine) bool {
 		return l.ok && l.rec.Kind == history.KindBoot && strings.Contains(l.raw, `"clock_rate":0.25`)
 	})
+}
+
+// publishRefused publishes data on subject as user and reports an error
+// unless the server refuses it with a permissions violation.
+func publishRefused(c *testCluster, user, subject string, data []byte) error {
+	denied := make(chan error, 1)
+	nc, err := nats.Connect(c.node(1).ClientURL(), nats.UserInfo(user, c.secret),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			select {
+			case denied <- err:
+			default:
+			}
+		}))
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	if err := nc.Publish(subject, data); err != nil {
+		return err
+	}
+	select {
+	case err := <-denied:
+		if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
+			return fmt.Errorf("%s: publish on %s refused with %v, want a permissions violation", user, subject, err)
+		}
+		return nil
+	case <-time.After(awaitLimit):
+		return fmt.Errorf("%s: a publish on %s was not refused", user, subject)
+	}
 }
