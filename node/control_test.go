@@ -86,8 +86,8 @@ func TestDropSetCutsOnlyTheNamedDirection(t *testing.T) {
 			t.Fatalf("a message-level cut closed no route, yet: %s", l.raw)
 		}
 	}
-	if got := c.node(1).Status().Counters.Dropped[DropCut]; got == 0 {
-		t.Fatal("/status counts no cut drops")
+	if st := c.node(1).Status(); st.Counters.Dropped[DropCut] == 0 || len(st.DropFrom) != 1 || st.DropFrom[0] != 2 {
+		t.Fatalf("/status shows drop set %v and %d cut drops; want [2] and some", st.DropFrom, st.Counters.Dropped[DropCut])
 	}
 
 	healed := time.Now()
@@ -129,8 +129,14 @@ func TestOnlyTheControlAccountChangesAClock(t *testing.T) {
 		}
 	}
 	// And the control account changes it, live.
+	if st := c.node(1).Status(); st.ClockRate != 0 {
+		t.Fatalf("/status shows clock rate %v before any clock fault; want it left out", st.ClockRate)
+	}
 	if r := c.control(1, SetRate(0.5)); r.Rate != 0.5 {
 		t.Fatalf("node 1 answered rate %v, want 0.5", r.Rate)
+	}
+	if st := c.node(1).Status(); st.ClockRate != 0.5 {
+		t.Fatalf("/status shows clock rate %v, want 0.5", st.ClockRate)
 	}
 	c.awaitLog("node 1 logs its clock change", func(l logLine) bool {
 		return l.node == 1 && isEvent(l, EventClock) && strings.Contains(l.raw, `"clock_rate":0.5`)

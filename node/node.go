@@ -103,9 +103,10 @@ type Node struct {
 	stopOnce sync.Once
 	killed   bool // set before quit is closed; read by the loop after
 
-	mu       sync.Mutex // guards view and stats, read by the status handler
+	mu       sync.Mutex // guards view, stats and faults, read by the status handler
 	view     election.View
 	stats    stats
+	faults   faultStatus
 	closedWG sync.WaitGroup
 }
 
@@ -361,6 +362,7 @@ func (n *Node) loop() {
 	n.started = time.Now()
 	if n.cfg.ClockRate != 0 && n.cfg.ClockRate != 1 {
 		n.clk.SetRate(0, n.cfg.ClockRate) // a restarted node keeps its rate fault
+		n.showFaults()
 	}
 	n.summary = summaryState{at: n.started, counters: newStats(), view: election.View{Role: election.Undecided}}
 	tick := time.NewTicker(n.cfg.SummaryEvery)

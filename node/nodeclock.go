@@ -117,6 +117,7 @@ func (n *Node) control(data []byte, reply string) {
 		}
 		n.note(EventDropFrom).WithField(LogDropFrom, n.dropSet()).Info("drop set replaced")
 	}
+	n.showFaults()
 	r := ControlReply{OK: true, Rate: n.clk.Rate(), ReadingMS: millis(n.clk.Read(now)), TrueMS: millis(now), DropFrom: n.dropSet()}
 	n.answer(reply, r)
 }
@@ -164,3 +165,23 @@ func (n *Node) answer(reply string, r ControlReply) {
 }
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// faultStatus is what /status shows of the node's faults (zero: none).
+type faultStatus struct {
+	clockRate float64 // 0 at real speed
+	dropFrom  []election.NodeID
+}
+
+// showFaults copies the clock's rate and the drop set for /status.
+func (n *Node) showFaults() {
+	f := faultStatus{}
+	if r := n.clk.Rate(); r != 1 {
+		f.clockRate = r
+	}
+	if len(n.dropFrom) > 0 {
+		f.dropFrom = n.dropSet()
+	}
+	n.mu.Lock()
+	n.faults = f
+	n.mu.Unlock()
+}

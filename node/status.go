@@ -122,13 +122,20 @@ type Status struct {
 	View      election.View   `json:"view"`
 	Counters  stats           `json:"counters"`
 	Healthy   bool            `json:"healthy"`
+	// ClockRate is the rate of the node's clock when a clock fault set
+	// one other than 1 (left out otherwise).
+	ClockRate float64 `json:"clock_rate,omitempty"`
+	// DropFrom is the drop set, when not empty: whose election messages
+	// the node drops on arrival.
+	DropFrom []election.NodeID `json:"drop_from,omitempty"`
 }
 
 // Status returns a snapshot of the node's view and counters.
 func (n *Node) Status() Status {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return Status{Node: n.cfg.ID, Boot: n.boot, Algorithm: n.cfg.Algorithm, View: n.view, Counters: n.stats.clone(), Healthy: n.healthy()}
+	return Status{Node: n.cfg.ID, Boot: n.boot, Algorithm: n.cfg.Algorithm, View: n.view, Counters: n.stats.clone(), Healthy: n.healthy(),
+		ClockRate: n.faults.clockRate, DropFrom: n.faults.dropFrom}
 }
 
 func (n *Node) healthy() bool { return n.nc != nil && n.nc.IsConnected() }
