@@ -94,6 +94,7 @@ func ParseNodeLog(line []byte) (rec Record, ok bool, err error) {
 	case EventDrop:
 		rec.Kind = KindDrop
 		rec.Reason = l.Reason
+		rec.Msg = l.Message // a message lost to a one-way cut names it; a rejected one has none
 	default:
 		return Record{}, false, nil // a newer event this harness does not know
 	}

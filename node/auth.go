@@ -8,6 +8,10 @@ import (
 )
 
 // authorize requires the secret of every client and route of opts's server.
+// Only the control account publishes on control subjects: a node may
+// answer a control request it received (a response permission, good for
+// one reply) but never send one, so a member's traffic cannot move
+// another member's clock or cut its links.
 func authorize(opts *server.Options, cluster, secret string) {
 	subjects := []string{trust.Subjects(cluster)}
 	opts.Users = []*server.User{
@@ -15,8 +19,17 @@ func authorize(opts *server.Options, cluster, secret string) {
 			Username: trust.NodeUser,
 			Password: secret,
 			Permissions: &server.Permissions{
-				Publish:   &server.SubjectPermission{Allow: subjects},
+				Publish:   &server.SubjectPermission{Allow: subjects, Deny: []string{trust.ControlSubjects(cluster)}},
 				Subscribe: &server.SubjectPermission{Allow: subjects},
+				Response:  &server.ResponsePermission{MaxMsgs: 1},
+			},
+		},
+		{
+			Username: trust.ControlUser,
+			Password: secret,
+			Permissions: &server.Permissions{
+				Publish:   &server.SubjectPermission{Allow: []string{trust.ControlSubjects(cluster)}},
+				Subscribe: &server.SubjectPermission{Allow: []string{trust.ReplyInboxes}},
 			},
 		},
 		{

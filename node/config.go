@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ringleader-dev/ringleader/clock"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/trust"
 	"github.com/sirupsen/logrus"
@@ -68,6 +69,10 @@ type Config struct {
 	LogLevel logrus.Level
 	// Seed seeds the machine's Config.Rand.
 	Seed uint64
+	// ClockRate, when set and not 1, starts the node's clock at that
+	// rate (a restarted container keeps its rate fault); a control
+	// request changes it at run time (docs/node.md). 0 means 1.
+	ClockRate float64
 
 	// The fields below are for programs and tests that embed a node.
 
@@ -134,6 +139,7 @@ var settings = []setting{
 	{"state-dir", "RINGLEADER_STATE_DIR", "/var/lib/ringleader", "directory for durable state"},
 	{"log-level", "RINGLEADER_LOG_LEVEL", "info", "info, debug (adds a line per message sent and received) or trace (adds the NATS server's own log)"},
 	{"seed", "RINGLEADER_SEED", "", "seed for the machine's randomness (default: from id and time)"},
+	{"clock-rate", "RINGLEADER_CLOCK_RATE", "1", "the rate of the clock the election machine reads (a clock fault: 0.5 runs at half speed)"},
 }
 
 // ParseArgs builds a Config from command-line arguments and the environment
@@ -308,6 +314,14 @@ func ParseArgs(args []string, getenv func(string) string, out io.Writer) (Config
 	} else {
 		c.Seed = uint64(time.Now().UnixNano()) ^ uint64(c.ID)<<48
 	}
+	rate, err := strconv.ParseFloat(get("clock-rate"), 64)
+	if err != nil {
+		return Config{}, bad("clock-rate", "%q is not a number (1 is real speed, 0.5 half speed)", get("clock-rate"))
+	}
+	if err := clock.CheckRate(rate); err != nil {
+		return Config{}, bad("clock-rate", "%v", err)
+	}
+	c.ClockRate = rate
 	return c, nil
 }
 

@@ -97,6 +97,8 @@ func TestBadValueNamesTheFlagOrVariable(t *testing.T) {
 		{"empty state dir", append(base, "--state-dir", ""), nil, "--state-dir", "writable directory"},
 		{"quiet log level", append(base, "--log-level", "warn"), nil, "--log-level", "info, debug or trace"},
 		{"bad seed", append(base, "--seed", "-3"), nil, "--seed", "unsigned"},
+		{"clock rate not a number", append(base, "--clock-rate", "fast"), nil, "--clock-rate", "not a number"},
+		{"stopped clock from env", base, map[string]string{"RINGLEADER_CLOCK_RATE": "0"}, "RINGLEADER_CLOCK_RATE", "0.001 to 1000"},
 		{"no secret", base, map[string]string{trust.SecretEnv: ""}, trust.SecretEnv, "required"},
 		{"short secret", base, map[string]string{trust.SecretEnv: "hunter2"}, trust.SecretEnv, "16 to 256"},
 		{"secret with a space", base, map[string]string{trust.SecretEnv: "correct horse battery staple"}, trust.SecretEnv, "printable ASCII"},

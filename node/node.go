@@ -23,6 +23,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/ringleader-dev/ringleader/clock"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/wire"
@@ -38,6 +39,7 @@ const (
 	inPeerDown                      // a failure hint
 	inPeerUp                        // a peer is reachable again (clears the hint)
 	inStall                         // tests: block the loop until the channel closes
+	inControl                       // a control request (clock, drop set) from the control account
 )
 
 type input struct {
@@ -48,11 +50,15 @@ type input struct {
 	peer   election.NodeID
 	source string
 	stall  chan struct{}
+	reply  string // inControl: where the answer goes
 }
 
+// armedTimer is a timer the machine set: a deadline on the node's clock,
+// and the real timer that fires when the clock reaches it.
 type armedTimer struct {
-	gen uint64
-	t   *time.Timer
+	gen      uint64
+	deadline time.Duration // the node clock's reading at which it fires
+	t        *time.Timer
 }
 
 // Node is a running node. Start one with Start or Run.
@@ -73,7 +79,18 @@ type Node struct {
 	summary summaryState
 	// routePeer maps a peer server's name to its node ID.
 	routePeer map[string]election.NodeID
-	clock     time.Time // the loop's start: Event.Now's origin (monotonic)
+	started   time.Time // the loop's start: true time's origin (monotonic)
+	// clk is the node's clock over true time since started: what the
+	// machine reads as Event.Now and what its timers count in. Real
+	// speed unless a clock fault changed it (docs/node.md).
+	clk clock.Clock
+	// dropFrom is the receiving end of one-way cuts: election messages
+	// from these senders are dropped on arrival (reason "cut").
+	dropFrom map[election.NodeID]bool
+	// elapsed and afterFunc are true time and real timers; tests replace
+	// them to drive the clock without waiting.
+	elapsed   func() time.Duration
+	afterFunc func(time.Duration, func()) *time.Timer
 
 	srv    *server.Server // nil with an external NATS URL
 	nc     *nats.Conn
@@ -86,9 +103,10 @@ type Node struct {
 	stopOnce sync.Once
 	killed   bool // set before quit is closed; read by the loop after
 
-	mu       sync.Mutex // guards view and stats, read by the status handler
+	mu       sync.Mutex // guards view, stats and faults, read by the status handler
 	view     election.View
 	stats    stats
+	faults   faultStatus
 	closedWG sync.WaitGroup
 }
 
@@ -141,6 +159,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		view:     election.View{Role: election.Undecided},
 		stats:    newStats(),
 		drops:    newDropLog(),
+		clk:      clock.New(),
+		dropFrom: map[election.NodeID]bool{},
 	}
 	n.routePeer = make(map[string]election.NodeID, len(n.members))
 	for _, id := range n.members {
@@ -155,7 +175,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	n.log.Level = cfg.LogLevel
 
 	durable, derr := loadDurable(cfg.StateDir, cfg.ID)
-	n.event(history.EventBoot, logrus.Fields{
+	bootFields := logrus.Fields{
 		history.LogSchema: history.LogSchemaVersion,
 		"algorithm":       cfg.Algorithm,
 		"quorum":          cfg.Quorum.String(),
@@ -168,7 +188,11 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		"durable":         durable.Summary(),
 		"seed":            cfg.Seed,
 		"embedded_nats":   cfg.NATSURL == "",
-	}, "node starting")
+	}
+	if cfg.ClockRate != 0 && cfg.ClockRate != 1 {
+		bootFields[LogClockRate] = cfg.ClockRate // only with a fault: a plain boot line is unchanged
+	}
+	n.event(history.EventBoot, bootFields, "node starting")
 	if derr != nil {
 		return nil, derr
 	}
@@ -344,8 +368,12 @@ func (n *Node) post(in input) {
 
 func (n *Node) loop() {
 	defer close(n.loopDone)
-	n.clock = time.Now()
-	n.summary = summaryState{at: n.clock, counters: newStats(), view: election.View{Role: election.Undecided}}
+	n.started = time.Now()
+	if n.cfg.ClockRate != 0 && n.cfg.ClockRate != 1 {
+		n.clk.SetRate(0, n.cfg.ClockRate) // a restarted node keeps its rate fault
+		n.showFaults()
+	}
+	n.summary = summaryState{at: n.started, counters: newStats(), view: election.View{Role: election.Undecided}}
 	tick := time.NewTicker(n.cfg.SummaryEvery)
 	defer tick.Stop()
 	n.apply(n.step(election.Event{Kind: election.EventStart}))
@@ -397,6 +425,8 @@ func (n *Node) handle(in input) {
 		n.apply(n.step(election.Event{Kind: election.EventPeerDown, Peer: in.peer}))
 	case inPeerUp:
 		delete(n.down, in.peer)
+	case inControl:
+		n.control(in.data, in.reply)
 	case inStall:
 		select {
 		case <-in.stall:
@@ -426,6 +456,10 @@ func (n *Node) receive(data []byte) {
 		}
 		return
 	}
+	if n.dropFrom[m.From] {
+		n.dropCut(m)
+		return
+	}
 	delete(n.down, m.From)
 	n.mu.Lock()
 	n.stats.Received++
@@ -435,11 +469,13 @@ func (n *Node) receive(data []byte) {
 	n.apply(n.step(election.Event{Kind: election.EventReceive, Msg: m}))
 }
 
-// step feeds one event to the machine with the monotonic time since the
-// loop started: after a freeze (docker pause) the machine sees how long it
-// was away before it acts, whatever order its overdue timers fire in.
+// step feeds one event to the machine with the node clock's reading of the
+// monotonic time since the loop started: after a freeze (docker pause) the
+// machine sees how long it was away before it acts, whatever order its
+// overdue timers fire in. Without a clock fault the reading is the true
+// time itself.
 func (n *Node) step(ev election.Event) []election.Effect {
-	ev.Now = time.Since(n.clock)
+	ev.Now = n.clk.Read(n.trueElapsed())
 	return n.m.Step(ev)
 }
 
@@ -459,14 +495,8 @@ func (n *Node) apply(effects []election.Effect) {
 				n.send(m)
 			}
 		case election.EffectSetTimer:
-			if at, ok := n.timers[e.Timer]; ok {
-				at.t.Stop()
-			}
-			n.gen++
-			gen, name := n.gen, e.Timer
-			n.timers[name] = &armedTimer{gen: gen, t: time.AfterFunc(e.After, func() {
-				n.post(input{kind: inTimer, timer: name, gen: gen})
-			})}
+			now := n.trueElapsed()
+			n.arm(e.Timer, n.clk.Read(now)+e.After, now)
 		case election.EffectCancelTimer:
 			if at, ok := n.timers[e.Timer]; ok {
 				at.t.Stop()

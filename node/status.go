@@ -19,6 +19,9 @@ type stats struct {
 	ByType map[string]*typeCount `json:"by_type"`
 	// Hints counts peer-down hints handed to the machine.
 	Hints uint64 `json:"peer_down_hints"`
+	// ControlRefused counts refused control requests by reason (left
+	// out while there are none).
+	ControlRefused map[string]uint64 `json:"control_refused,omitempty"`
 }
 
 type typeCount struct {
@@ -45,6 +48,12 @@ func (s *stats) clone() stats {
 	for k, v := range s.Dropped {
 		c.Dropped[k] = v
 	}
+	for k, v := range s.ControlRefused {
+		if c.ControlRefused == nil {
+			c.ControlRefused = map[string]uint64{}
+		}
+		c.ControlRefused[k] = v
+	}
 	for k, v := range s.ByType {
 		cp := *v
 		c.ByType[k] = &cp
@@ -62,6 +71,14 @@ func (s stats) minus(prev stats) stats {
 			d.Dropped[k] = v - prev.Dropped[k]
 		}
 	}
+	for k, v := range s.ControlRefused {
+		if v > prev.ControlRefused[k] {
+			if d.ControlRefused == nil {
+				d.ControlRefused = map[string]uint64{}
+			}
+			d.ControlRefused[k] = v - prev.ControlRefused[k]
+		}
+	}
 	for k, v := range s.ByType {
 		var p typeCount
 		if pv := prev.ByType[k]; pv != nil {
@@ -77,7 +94,16 @@ func (s stats) minus(prev stats) stats {
 // sameTotals reports whether s counted nothing since prev (counters only
 // grow, so the totals tell).
 func (s stats) sameTotals(prev stats) bool {
-	return s.Sent == prev.Sent && s.Received == prev.Received && s.Hints == prev.Hints && s.dropTotal() == prev.dropTotal()
+	return s.Sent == prev.Sent && s.Received == prev.Received && s.Hints == prev.Hints && s.dropTotal() == prev.dropTotal() &&
+		total(s.ControlRefused) == total(prev.ControlRefused)
+}
+
+func total(m map[string]uint64) uint64 {
+	var t uint64
+	for _, v := range m {
+		t += v
+	}
+	return t
 }
 
 func (s stats) dropTotal() uint64 {
@@ -96,13 +122,20 @@ type Status struct {
 	View      election.View   `json:"view"`
 	Counters  stats           `json:"counters"`
 	Healthy   bool            `json:"healthy"`
+	// ClockRate is the rate of the node's clock when a clock fault set
+	// one other than 1 (left out otherwise).
+	ClockRate float64 `json:"clock_rate,omitempty"`
+	// DropFrom is the drop set, when not empty: whose election messages
+	// the node drops on arrival.
+	DropFrom []election.NodeID `json:"drop_from,omitempty"`
 }
 
 // Status returns a snapshot of the node's view and counters.
 func (n *Node) Status() Status {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return Status{Node: n.cfg.ID, Boot: n.boot, Algorithm: n.cfg.Algorithm, View: n.view, Counters: n.stats.clone(), Healthy: n.healthy()}
+	return Status{Node: n.cfg.ID, Boot: n.boot, Algorithm: n.cfg.Algorithm, View: n.view, Counters: n.stats.clone(), Healthy: n.healthy(),
+		ClockRate: n.faults.clockRate, DropFrom: n.faults.dropFrom}
 }
 
 func (n *Node) healthy() bool { return n.nc != nil && n.nc.IsConnected() }

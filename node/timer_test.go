@@ -3,7 +3,9 @@ package node
 import (
 	"io"
 	"testing"
+	"time"
 
+	"github.com/ringleader-dev/ringleader/clock"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/sirupsen/logrus"
 )
@@ -30,6 +32,10 @@ func bareNode(m election.Machine) *Node {
 		loopDone: make(chan struct{}),
 		stats:    newStats(),
 		log:      logrus.New(),
+		drops:    newDropLog(),
+		clk:      clock.New(),
+		started:  time.Now(),
+		dropFrom: map[election.NodeID]bool{},
 	}
 	n.log.Out = io.Discard
 	return n

@@ -145,6 +145,13 @@ func (n *Node) startNATS() error {
 	}); err != nil {
 		return fmt.Errorf("node %d: subscribe to its inbox: %w", c.ID, err)
 	}
+	// The control subject: only the control account may publish there
+	// (docs/trust.md); the loop applies a request and then answers it.
+	if _, err := nc.Subscribe(trust.ControlSubject(c.Cluster, int(c.ID)), func(m *nats.Msg) {
+		n.post(input{kind: inControl, data: m.Data, reply: m.Reply})
+	}); err != nil {
+		return fmt.Errorf("node %d: subscribe to its control subject: %w", c.ID, err)
+	}
 	if _, err := nc.Subscribe(fmt.Sprintf("ringleader.%s.nack.%d.*", c.Cluster, c.ID), func(m *nats.Msg) {
 		if m.Header.Get("Status") != "503" {
 			return

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	_ "github.com/ringleader-dev/ringleader/election/all"
 	"github.com/ringleader-dev/ringleader/node"
 	"github.com/ringleader-dev/ringleader/trust"
@@ -122,5 +123,15 @@ func TestTapWithoutTheSecretIsRefused(t *testing.T) {
 	}
 	if err := Run(context.Background(), Options{Server: nodes[0].ClientURL(), Cluster: "taptest", Secret: "short", Out: io.Discard}); err == nil || !strings.Contains(err.Error(), fmt.Sprint(trust.MinSecretLen)) {
 		t.Fatalf("a short secret: %v", err)
+	}
+}
+
+// TestTapShowsAControlRequestAsSuch: the harness's request on a node's
+// control subject is shown as a control request, not as an election
+// message with no type.
+func TestTapShowsAControlRequestAsSuch(t *testing.T) {
+	l := describe(&nats.Msg{Subject: trust.ControlSubject("taptest", 3), Data: []byte(`{"v":1,"clock":{"rate":0.5}}`)})
+	if l.Type != "" || !strings.HasPrefix(l.Note, "control request: ") || !strings.Contains(l.Note, `rate`) {
+		t.Fatalf("described as %+v", l)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // every user of the host in the process list.
 const SecretEnv = "RINGLEADER_SECRET"
 
-// The accounts of a node's embedded server. All three log in with the one
+// The accounts of a node's embedded server. All four log in with the one
 // secret: the secret admits a program to the room, the user name says what
 // it means to do there.
 const (
@@ -31,6 +31,11 @@ const (
 	// RouteUser is the account routes between the cluster's servers log
 	// in with.
 	RouteUser = "route"
+	// ControlUser is the harness's: it may publish only on the nodes'
+	// control subjects (a clock fault, a message-level cut) and read
+	// the nodes' answers. Nodes may not publish there, so no member's
+	// election traffic can change another member's clock.
+	ControlUser = "control"
 )
 
 // ReadSecret is the secret a node or tool was given: the contents of file
@@ -82,3 +87,16 @@ func CheckSecret(s string) error {
 // Subjects is the subject space of a cluster: every inbox, reply and
 // no-responders subject its nodes use lies under it.
 func Subjects(cluster string) string { return "ringleader." + cluster + ".>" }
+
+// ControlSubject is node id's control subject: the only place its clock
+// and its drop set are changed from (node.Control).
+func ControlSubject(cluster string, id int) string {
+	return fmt.Sprintf("ringleader.%s.control.%d", cluster, id)
+}
+
+// ControlSubjects matches every node's control subject of a cluster.
+func ControlSubjects(cluster string) string { return "ringleader." + cluster + ".control.*" }
+
+// ReplyInboxes is where the control account reads the nodes' answers
+// (nats.go's request inboxes).
+const ReplyInboxes = "_INBOX.>"

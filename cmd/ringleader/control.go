@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/clock"
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/node"
+	"github.com/ringleader-dev/ringleader/trust"
+)
+
+func init() {
+	commands["control"] = command{summary: "change a running node's clock or drop set (the harness's control account; needs the cluster's secret)", run: runControl}
+}
+
+// runControl: exit 0 once the node answered that the change is in effect,
+// 2 for a bad flag or a missing secret, 1 when the node cannot be reached,
+// does not answer in time, or refuses.
+func runControl(args []string) int {
+	fs := flag.NewFlagSet("ringleader control", flag.ContinueOnError)
+	server := fs.String("server", "nats://127.0.0.1:4222", "a node's NATS client URL (inside a node's container: its own server)")
+	cluster := fs.String("cluster", "ringleader", "cluster name: the compose cluster's is compose, a harness run's is its run label")
+	id := fs.Int("node", 0, "the node to change (required)")
+	rate := fs.Float64("clock-rate", 0, fmt.Sprintf("set the node's clock rate, %g to %g (1 is real speed, 0.5 half speed)", clock.MinRate, clock.MaxRate))
+	jump := fs.Duration("clock-jump", 0, "jump the node's clock by this much, whole milliseconds (e.g. 250ms, -1s)")
+	dropFrom := fs.String("drop-from", "", "replace the node's drop set: the IDs whose messages it drops on arrival, comma-separated; empty drops nothing")
+	timeout := fs.Duration("timeout", node.ControlTimeout, "how long to wait for the node's answer")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: ringleader control --node ID [--clock-rate R | --clock-jump D] [--drop-from IDS] [flags]\n\n"+
+			"Logs in as the control account and asks one node to change its clock or its\n"+
+			"drop set (the receiving end of a one-way cut), live. Prints the node's answer\n"+
+			"once the change is in effect. The secret comes from $%s, never a flag.\n\nFlags:\n", trust.SecretEnv)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	c, err := controlOf(fs.NArg(), *id, given, *rate, *jump, *dropFrom)
+	if err == nil && *timeout <= 0 {
+		err = fmt.Errorf("--timeout: %v is not a positive duration", *timeout)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader control: %v\n", err)
+		return 2
+	}
+	secret := os.Getenv(trust.SecretEnv)
+	if secret == "" {
+		fmt.Fprintf(os.Stderr, "ringleader control: %s: required: the cluster's secret (see docs/trust.md)\n", trust.SecretEnv)
+		return 2
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	r, err := node.SendControl(ctx, *server, *cluster, secret, election.NodeID(*id), c)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader %v\n", err)
+		return 1
+	}
+	b, _ := json.Marshal(r)
+	fmt.Println(string(b))
+	return 0
+}
+
+// controlOf is the request the flags ask for, or what is wrong with them.
+func controlOf(nargs, id int, given map[string]bool, rate float64, jump time.Duration, dropFrom string) (node.Control, error) {
+	var c node.Control
+	switch {
+	case nargs > 0:
+		return c, errors.New("unexpected arguments: control takes flags only")
+	case id <= 0:
+		return c, errors.New("--node: required: the ID of the node to change, a positive integer")
+	case given["clock-rate"] && given["clock-jump"]:
+		return c, errors.New("--clock-rate and --clock-jump: give one per request")
+	case given["clock-rate"]:
+		c = node.SetRate(rate)
+	case given["clock-jump"]:
+		if jump%time.Millisecond != 0 {
+			return c, fmt.Errorf("--clock-jump: %v is not a whole number of milliseconds", jump)
+		}
+		c = node.Jump(jump)
+	}
+	if given["drop-from"] {
+		ids := []election.NodeID{}
+		for _, f := range strings.Split(dropFrom, ",") {
+			if f = strings.TrimSpace(f); f == "" {
+				continue
+			}
+			n, err := strconv.Atoi(f)
+			if err != nil || n <= 0 {
+				return c, fmt.Errorf("--drop-from: %q is not a node ID; want IDs such as 1,2 (or empty to drop nothing)", f)
+			}
+			ids = append(ids, election.NodeID(n))
+		}
+		c.DropFrom = &ids
+	}
+	if c.Clock == nil && c.DropFrom == nil {
+		return c, errors.New("nothing to change: give --clock-rate, --clock-jump or --drop-from")
+	}
+	if _, err := node.EncodeControl(c); err != nil {
+		return c, fmt.Errorf("%s: %v", flagOf(c), strings.TrimPrefix(err.Error(), "wire: bad-field: "))
+	}
+	return c, nil
+}
+
+// flagOf names the flag a refused request came from.
+func flagOf(c node.Control) string {
+	switch {
+	case c.Clock != nil && c.Clock.Rate != nil:
+		return "--clock-rate"
+	case c.Clock != nil:
+		return "--clock-jump"
+	}
+	return "--drop-from"
+}
