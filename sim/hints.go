@@ -108,9 +108,10 @@ func (s *Sim) hintPaused(n *node) {
 	s.hintPeersOf(n, hintPause, n.pauses, s.hints().Silence)
 }
 
-// hintCut: links newly cut between a and b (either direction: a route
-// needs both for its pings) close the route at both ends unless healed
-// first.
+// hintCut: pairs newly cut in both directions close their route at both
+// ends (a route needs both for its pings) unless healed first. A one-way
+// cut closes nothing: in containers it is a message-level cut at the
+// receiver (docs/chaos.md), the routes stay up and no end hears of it.
 func (s *Sim) hintCut(pairs [][2]election.NodeID) {
 	if s.opts.Hints.Off {
 		return
@@ -130,9 +131,17 @@ func (s *Sim) hintCut(pairs [][2]election.NodeID) {
 	}
 }
 
-// newlyCutPairs lists the unordered pairs links cuts that had no cut in
-// either direction before.
+// newlyCutPairs lists the unordered pairs that links leaves cut in both
+// directions and that were not before.
 func (s *Sim) newlyCutPairs(links [][2]election.NodeID) [][2]election.NodeID {
+	adding := make(map[[2]election.NodeID]bool, len(links))
+	for _, l := range links {
+		adding[l] = true
+	}
+	cut := func(a, b election.NodeID) bool {
+		l := [2]election.NodeID{a, b}
+		return s.state.Cut[l] || adding[l]
+	}
 	var out [][2]election.NodeID
 	seen := map[[2]election.NodeID]bool{}
 	for _, l := range links {
@@ -140,7 +149,8 @@ func (s *Sim) newlyCutPairs(links [][2]election.NodeID) [][2]election.NodeID {
 		if p[0] > p[1] {
 			p[0], p[1] = p[1], p[0]
 		}
-		if seen[p] || s.state.Cut[p] || s.state.Cut[[2]election.NodeID{p[1], p[0]}] {
+		rev := [2]election.NodeID{p[1], p[0]}
+		if seen[p] || (s.state.Cut[p] && s.state.Cut[rev]) || !cut(p[0], p[1]) || !cut(p[1], p[0]) {
 			continue
 		}
 		seen[p] = true
@@ -162,7 +172,7 @@ func (s *Sim) hintDue(e event) bool {
 			return true
 		}
 		a, b := s.nodes[e.node].id, peer.id
-		return s.heals == e.gen && (s.state.Cut[[2]election.NodeID{a, b}] || s.state.Cut[[2]election.NodeID{b, a}])
+		return s.heals == e.gen && s.state.Cut[[2]election.NodeID{a, b}] && s.state.Cut[[2]election.NodeID{b, a}]
 	}
 	return true
 }

@@ -93,7 +93,8 @@ func TestACutLinkHintsBothEndsUnlessHealedFirst(t *testing.T) {
 	var mem history.Memory
 	s := newSim(t, Options{Algorithm: "test-hints", Seed: 5}, &mem)
 	s.Start()
-	s.Cut(1, 2) // one direction: the route's pings need both
+	s.Cut(1, 2)
+	s.Cut(2, 1)
 	s.RunFor(100 * time.Millisecond)
 	s.Heal()
 	s.RunFor(2 * time.Second)
@@ -101,9 +102,24 @@ func TestACutLinkHintsBothEndsUnlessHealedFirst(t *testing.T) {
 		t.Fatalf("a cut healed within 100ms hinted %v", got)
 	}
 	s.Cut(1, 2)
+	s.Cut(2, 1)
 	s.RunFor(2 * time.Second)
 	if about2, about1 := hintsAbout(mem.Records(), 2), hintsAbout(mem.Records(), 1); len(about2[1]) != 1 || len(about1[2]) != 1 || len(about2) != 1 || len(about1) != 1 {
-		t.Fatalf("one cut 1->2 held: hints about 2 %v, about 1 %v; want 1 hinted about 2 and 2 about 1, once each, and no one else", about2, about1)
+		t.Fatalf("the link 1-2 cut both ways: hints about 2 %v, about 1 %v; want 1 hinted about 2 and 2 about 1, once each, and no one else", about2, about1)
+	}
+}
+
+// TestAOneWayCutHintsNoOne: a one-way cut is a message-level cut at the
+// receiver, as in containers: the route between the two stays up, so
+// neither end hears of it.
+func TestAOneWayCutHintsNoOne(t *testing.T) {
+	var mem history.Memory
+	s := newSim(t, Options{Algorithm: "test-hints", Seed: 5}, &mem)
+	s.Start()
+	s.Cut(1, 2)
+	s.RunFor(2 * time.Second)
+	if about2, about1 := hintsAbout(mem.Records(), 2), hintsAbout(mem.Records(), 1); len(about2) != 0 || len(about1) != 0 {
+		t.Fatalf("a one-way cut 1->2 held: hints about 2 %v, about 1 %v; want none", about2, about1)
 	}
 }
 
@@ -164,6 +180,7 @@ func TestAKillBehindACutIsHeardOnlyWhenTheRouteTimesOut(t *testing.T) {
 	s.RunFor(time.Second)
 	cut := s.Now()
 	s.Cut(5, 1)
+	s.Cut(1, 5)
 	s.RunFor(100 * time.Millisecond)
 	killed := s.Now()
 	if err := s.Kill(5); err != nil {
