@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/outpath"
 )
 
 // Result is one run, as written to results.json.
@@ -190,7 +192,11 @@ func (r *Result) WriteFiles() error {
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(r.Dir, "results.json"), append(b, '\n'), 0o644); err != nil {
+	err = outpath.WriteFile(filepath.Join(r.Dir, "results.json"), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
 	return writeReport(r)

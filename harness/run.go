@@ -353,6 +353,11 @@ func newRunDir(root, name, backend string, now time.Time) (string, error) {
 	}
 	for _, l := range links {
 		latest := filepath.Join(base, l)
+		// Only a link is replaced: a file or directory someone put
+		// under that name is theirs.
+		if fi, err := os.Lstat(latest); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
 		_ = os.Remove(latest)
 		_ = os.Symlink(filepath.Base(dir), latest)
 	}

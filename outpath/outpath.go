@@ -33,9 +33,14 @@ const (
 type Error struct {
 	Path    string
 	Problem string
+	// Err is the cause, when there is one to test for (fs.ErrNotExist
+	// for a missing directory).
+	Err error
 }
 
 func (e *Error) Error() string { return e.Path + ": " + e.Problem }
+
+func (e *Error) Unwrap() error { return e.Err }
 
 func refuse(path, format string, args ...any) error {
 	return &Error{Path: path, Problem: fmt.Sprintf(format, args...)}
@@ -61,16 +66,16 @@ func Check(path string, kind Kind) error {
 		fi, err = os.Lstat(path)
 	}
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return checkParent(path)
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return checkParent(path) // which says what is wrong with it
 	case err != nil:
 		return refuse(path, "%v", cause(err))
 	case kind == Dir && !fi.IsDir():
-		return refuse(path, "%s, not a directory: give a directory's path (it is made if missing)", what(fi, path))
+		return refuse(path, "is %s, not a directory: give a directory's path (it is made if missing)", what(fi, path))
 	case kind == Dir:
 		return writableDir(path, path, fi)
 	case !fi.Mode().IsRegular():
-		return refuse(path, "%s, not a regular file; it is never replaced: give the path of a regular file to write (it is made if missing)", what(fi, path))
+		return refuse(path, "is %s, not a regular file; it is never replaced: give the path of a regular file to write (it is made if missing)", what(fi, path))
 	case unix.Access(path, unix.W_OK) != nil:
 		return refuse(path, "the file is not writable")
 	}
@@ -84,7 +89,7 @@ func checkParent(path string) error {
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return refuse(path, "directory %s does not exist", dir)
+		return &Error{Path: path, Problem: fmt.Sprintf("directory %s does not exist", dir), Err: fs.ErrNotExist}
 	case err != nil:
 		return refuse(path, "directory %s: %v", dir, cause(err))
 	case !fi.IsDir():
@@ -221,7 +226,7 @@ func Create(path string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, refuse(path, "%s, not a regular file; it is never replaced: give the path of a regular file to write", what(fi, path))
+		return nil, refuse(path, "is %s, not a regular file; it is never replaced: give the path of a regular file to write", what(fi, path))
 	}
 	if err := f.Truncate(0); err != nil {
 		f.Close()

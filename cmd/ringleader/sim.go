@@ -17,6 +17,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/outpath"
 	"github.com/ringleader-dev/ringleader/sim"
 	"github.com/ringleader-dev/ringleader/sim/explore"
 )
@@ -338,6 +339,11 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 		return badFlag(stderr, "explore", fmt.Errorf("--faults %d: need at least one", *faults))
 	case *hist != "" && *schedules != 1:
 		return badFlag(stderr, "explore", fmt.Errorf("--history needs --schedules 1 (it records one schedule)"))
+	}
+	if !checkOutputs(stderr, "sim explore",
+		outputPath{flag: "--history", path: *hist, kind: outpath.File},
+		outputPath{flag: "--save", path: *save, kind: outpath.Dir}) {
+		return 2
 	}
 	opts := explore.Options{
 		Algorithm: alg.Name, N: *n, Quorum: q, Schedules: *schedules, Seed: *seed,

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/outpath"
 	"github.com/ringleader-dev/ringleader/scenario"
 )
 
@@ -130,7 +132,11 @@ func Save(o Options, sh Shrunk, dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("explore: --save: %w", err)
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	err = outpath.WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	if err != nil {
 		return "", fmt.Errorf("explore: --save: %w", err)
 	}
 	return path, nil
