@@ -125,3 +125,37 @@ func TestJUnitMayGoInTheStoreTheRunMakes(t *testing.T) {
 		t.Errorf("%s: %v", junit, err)
 	}
 }
+
+// What --save could not hold is found before exploring: more nodes than
+// a scenario file allows.
+func TestExploreSaveRefusesMoreNodesThanAScenarioHoldsBeforeExploring(t *testing.T) {
+	args := []string{"sim", "explore", "--algorithm", "bully", "--n", "65", "--schedules", "100000", "--shrink", "--save", t.TempDir()}
+	r := ringleader(t, args...)
+	r.wantCode(t, 2, args...)
+	wantContains(t, "stderr", r.stderr, "cluster.nodes: 65 nodes: at most 64")
+	if r.stdout != "" || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("it explored first: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+}
+
+// A shrunk schedule that cannot be written at the last moment (a
+// directory where its file goes) is reported, exit 1, and the summary is
+// printed all the same.
+func TestExploreSummaryIsPrintedWhenSavingFails(t *testing.T) {
+	args := func(dir string) []string {
+		return []string{"sim", "explore", "--algorithm", "bully", "--n", "5", "--schedules", "30", "--seed", "11", "--shrink", "--shrink-max", "1", "--save", dir}
+	}
+	first := t.TempDir()
+	ringleader(t, args(first)...).wantCode(t, 0, args(first)...)
+	saved, _ := filepath.Glob(filepath.Join(first, "*.yaml"))
+	if len(saved) != 1 {
+		t.Fatalf("saved %v; want one file", saved)
+	}
+	dir := t.TempDir()
+	blocked := filepath.Join(dir, filepath.Base(saved[0]))
+	must(t, os.Mkdir(blocked, 0o755))
+	r := ringleader(t, args(dir)...)
+	r.wantCode(t, 1, args(dir)...)
+	wantContains(t, "stderr", r.stderr, blocked+": is a directory")
+	wantContains(t, "stdout", r.stdout, "claimed checkers:", "\nshrunk:\n")
+}

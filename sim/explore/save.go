@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -110,6 +111,43 @@ func commit() string {
 		rev += " (with uncommitted changes)"
 	}
 	return rev
+}
+
+// CheckSave reports, before any schedule runs, whether the schedules of
+// an exploration with o could be saved at all: it writes the scenario
+// file Save would write for a one-step schedule and parses it back, so
+// that every limit a scenario file has (scenario.MaxNodes, names, timing)
+// is the scenario package's own, found before exploring and shrinking.
+func CheckSave(o Options) error {
+	o, err := o.withDefaults()
+	if err != nil {
+		return err
+	}
+	alg, err := election.Lookup(o.Algorithm)
+	if err != nil {
+		return fmt.Errorf("explore: %w", err)
+	}
+	checker := check.NoSplitBrain
+	if c := claimed(alg, o.Quorum); len(c) > 0 {
+		checker = c[0]
+	}
+	sh := Shrunk{Seed: o.Seed, Checker: checker, Steps: []scenario.Step{scenario.WaitStep(o.Quiet)}, StepCount: 1}
+	data, err := scenario.Format(Scenario(o, sh), "")
+	if err != nil {
+		return fmt.Errorf("a shrunk schedule of this exploration cannot be saved as a scenario file: %w", err)
+	}
+	if _, err := scenario.Parse("schedule.yaml", data); err != nil {
+		var es scenario.Errors
+		if errors.As(err, &es) {
+			parts := make([]string, len(es))
+			for i, e := range es {
+				parts[i] = e.Field + ": " + e.Msg
+			}
+			return fmt.Errorf("a shrunk schedule of this exploration cannot be saved as a scenario file (%s)", strings.Join(parts, "; "))
+		}
+		return fmt.Errorf("a shrunk schedule of this exploration cannot be saved as a scenario file: %w", err)
+	}
+	return nil
 }
 
 // Save writes sh as DIR/<algorithm>-<checker>-<seed>.yaml and returns the
