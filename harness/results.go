@@ -126,6 +126,47 @@ type FailoverResult struct {
 	FromInvokeMillis float64 `json:"ms_from_invoke,omitempty"`
 }
 
+// MarshalJSON writes the failover as check.Failover does (null times for
+// one that did not recover) followed by the lengths added here, null too
+// when it did not recover. Without it the embedded Failover's MarshalJSON
+// would stand for the whole value.
+func (f FailoverResult) MarshalJSON() ([]byte, error) {
+	base, err := json.Marshal(f.Failover)
+	if err != nil {
+		return nil, err
+	}
+	extra := struct {
+		Suspicions       *float64 `json:"x_suspicion"`
+		FromInvokeMillis *float64 `json:"ms_from_invoke"`
+	}{}
+	if f.Recovered {
+		extra.Suspicions, extra.FromInvokeMillis = &f.Suspicions, &f.FromInvokeMillis
+	}
+	more, err := json.Marshal(extra)
+	if err != nil {
+		return nil, err
+	}
+	// Both are objects: {base…} + {more…} → {base…,more…}.
+	return append(append(base[:len(base)-1], ','), more[1:]...), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (and results.json files
+// written before it, which left the lengths out rather than null).
+func (f *FailoverResult) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &f.Failover); err != nil {
+		return err
+	}
+	var extra struct {
+		Suspicions       float64 `json:"x_suspicion"`
+		FromInvokeMillis float64 `json:"ms_from_invoke"`
+	}
+	if err := json.Unmarshal(b, &extra); err != nil {
+		return err
+	}
+	f.Suspicions, f.FromInvokeMillis = extra.Suspicions, extra.FromInvokeMillis
+	return nil
+}
+
 // SplitBrain is how long two or more nodes held role leader at once, as
 // the no-split-brain checker counts it: only while every one of them could
 // act. Stale is the time a frozen (paused) leader believed it led beside
