@@ -25,14 +25,17 @@ type Result struct {
 	Quorum      string            `json:"quorum"`
 	Members     []election.NodeID `json:"members"`
 	Timing      Timing            `json:"timing"`
-	Seed        int64             `json:"seed"`
-	Rep         int               `json:"rep"`
-	Reps        int               `json:"reps"`
-	Cluster     string            `json:"cluster"`
-	Dir         string            `json:"dir"`
-	Started     time.Time         `json:"started"`
-	Finished    time.Time         `json:"finished"`
-	WallMillis  float64           `json:"wall_ms"`
+	// LivenessBoundMillis is the scenario's liveness_bound (0: the
+	// default, ten suspicions), kept so that Rejudge judges as the run did.
+	LivenessBoundMillis float64   `json:"liveness_bound_ms,omitempty"`
+	Seed                int64     `json:"seed"`
+	Rep                 int       `json:"rep"`
+	Reps                int       `json:"reps"`
+	Cluster             string    `json:"cluster"`
+	Dir                 string    `json:"dir"`
+	Started             time.Time `json:"started"`
+	Finished            time.Time `json:"finished"`
+	WallMillis          float64   `json:"wall_ms"`
 
 	Steps        []StepResult    `json:"steps"`
 	Expectations []ExpectResult  `json:"expectations"`
@@ -113,6 +116,24 @@ type CheckerResult struct {
 	check.Verdict
 	Expected string `json:"expected"`
 	Match    bool   `json:"match"`
+}
+
+// UnmarshalJSON reads the verdict (check.Verdict's own reader, which would
+// otherwise stand for the whole value and drop Expected and Match) and the
+// fields added here.
+func (c *CheckerResult) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &c.Verdict); err != nil {
+		return err
+	}
+	var more struct {
+		Expected string `json:"expected"`
+		Match    bool   `json:"match"`
+	}
+	if err := json.Unmarshal(b, &more); err != nil {
+		return err
+	}
+	c.Expected, c.Match = more.Expected, more.Match
+	return nil
 }
 
 // FailoverResult is a failover with its length in suspicion timeouts.
@@ -229,6 +250,14 @@ func (r *Result) Checker(name check.Name) (CheckerResult, bool) {
 // WriteFiles writes results.json (and report.html, see writeReport) into
 // the run's directory.
 func (r *Result) WriteFiles() error {
+	if err := r.WriteResults(); err != nil {
+		return err
+	}
+	return writeReport(r)
+}
+
+// WriteResults writes results.json into the run's directory.
+func (r *Result) WriteResults() error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
@@ -240,7 +269,7 @@ func (r *Result) WriteFiles() error {
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
-	return writeReport(r)
+	return nil
 }
 
 // ReadResult reads a results.json.
