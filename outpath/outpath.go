@@ -85,7 +85,7 @@ func Check(path string, kind Kind) error {
 // checkParent checks that the directory holding path exists and can take
 // a new file (WriteFile makes one beside the target, then renames it).
 func checkParent(path string) error {
-	dir := filepath.Dir(path)
+	dir := filepath.Dir(filepath.Clean(path)) // "found/" is in ., not in found
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -152,7 +152,7 @@ func TestCheckDir(t *testing.T) {
 			t.Errorf("Check(%s, Dir) = %v; want %q", path, err, says)
 		}
 	}
-	for _, ok := range []string{dir, linked, filepath.Join(dir, "new")} {
+	for _, ok := range []string{dir, linked, filepath.Join(dir, "new"), filepath.Join(dir, "new") + "/"} {
 		if err := Check(ok, Dir); err != nil {
 			t.Errorf("Check(%s, Dir): %v", ok, err)
 		}
