@@ -25,6 +25,7 @@ func Limits() []Limit {
 		{"`loss.percent`", "0 (removes loss) or 1 to 100: the container rules drop whole percents"},
 		{"`delay.ms`, `delay.jitter_ms`", "whole milliseconds ≥ 0 (0 and 0 remove delay)"},
 		{"`partition`", "must cut a link: groups with nodes on different sides, never a node from itself (`chaos.Decide`, checked when the nodes are named in the file); shapes other than `isolate` need at least 3 nodes"},
+		{"`pause`, `resume` of listed IDs", "not a node the file has put down (`kill: [3]`, `kill: all`) and not restarted since (`chaos.Decide` refuses it)"},
 		{"the file", "one YAML document: a second one (after `---`) is an error"},
 	}
 }

@@ -476,12 +476,15 @@ func (p *parser) steps(n *yaml.Node) []Step {
 		return nil
 	}
 	out := make([]Step, 0, len(n.Content))
+	var fields []string
 	for i, sn := range n.Content {
 		field := fmt.Sprintf("steps[%d]", i+1)
 		if st, ok := p.step(sn, field); ok {
 			out = append(out, st)
+			fields = append(fields, field+"."+string(st.Op))
 		}
 	}
+	p.checkLifecycle(out, fields)
 	return out
 }
 

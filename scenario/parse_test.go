@@ -156,6 +156,8 @@ func TestParseErrorsNameFileLineFieldAndWhatIsValid(t *testing.T) {
 		{"partition all on one side", base + "  - heal\n  - partition: {groups: [[1, 2, 3], [3]]}\n", "bad.yaml:5: steps[2].partition:", "cuts no link"},
 		{"partition a node from itself", base + "  - partition: {groups: [[2], [2]]}\n", "bad.yaml:4: steps[1].partition:", "cuts no link"},
 		{"isolate everyone", base + "  - partition: {shape: isolate, target: [1, 2, 3]}\n", "bad.yaml:4: steps[1].partition:", "cuts no link"},
+		{"pause a killed node", base + "  - kill: [3]\n  - wait: 1s\n  - pause: [3]\n", "bad.yaml:6: steps[3].pause:", "node 3 is down (put down at line 4"},
+		{"resume after kill all", base + "  - pause: [2]\n  - kill: all\n  - resume: [2]\n", "bad.yaml:6: steps[3].resume:", "restart it before you resume it"},
 		{"second document", base + "  - heal\n---\nname: y\n", "bad.yaml:6: ---:", "a second YAML document"},
 		{"second document broken", base + "  - heal\n---\nname: [\n", "bad.yaml:", "did not find"},
 		{"too many ids", "name: x\ncluster: {algorithm: stub-bully, ids: [" + idsUpTo(MaxNodes+1) + "]}\nsteps: [heal]\n", "bad.yaml:2: cluster.ids:", "at most 64"},
@@ -233,6 +235,8 @@ func TestLimitsThemselvesAreAccepted(t *testing.T) {
 		"name: x\ncluster: {algorithm: stub-bully, ids: [" + idsUpTo(MaxNodes) + "]}\nsteps: [heal]\n",
 		"name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\n---\n",
 		"name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps:\n  - partition: {groups: [[1, 2], [3]]}\n  - partition: {shape: isolate, target: [3]}\n  - partition: {one-way: [1, 2]}\n",
+		"name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps:\n  - kill: [3]\n  - restart: [3]\n  - pause: [3]\n  - kill: [2]\n  - restart: down\n  - resume: [3]\n  - pause: [2]\n",
+		"name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps:\n  - kill: [3]\n  - restart: one\n  - pause: [3]\n  - kill: leader\n  - resume: [3]\n",
 	} {
 		if _, err := Parse("ok.yaml", []byte(y)); err != nil {
 			t.Errorf("%v\n%s", err, y)
