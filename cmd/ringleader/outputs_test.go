@@ -3,7 +3,9 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -158,4 +160,22 @@ func TestExploreSummaryIsPrintedWhenSavingFails(t *testing.T) {
 	r.wantCode(t, 1, args(dir)...)
 	wantContains(t, "stderr", r.stderr, blocked+": is a directory")
 	wantContains(t, "stdout", r.stdout, "claimed checkers:", "\nshrunk:\n")
+}
+
+// A history that stops being writable (here: a file-size limit of one
+// block, which the kernel enforces as EFBIG, as a full disk gives ENOSPC)
+// ends the command with one line naming the file and exit 1, not a panic.
+func TestExploreHistoryThatCannotBeWrittenIsAnErrorNotAPanic(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "history.jsonl")
+	cmd := exec.Command("sh", "-c", `ulimit -f 1 && exec "$0" "$@"`, binary,
+		"sim", "explore", "--algorithm", "bully", "--n", "5", "--schedules", "1", "--seed", "1", "--history", hist)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1:\n%s", err, out)
+	}
+	if strings.Contains(string(out), "panic") || strings.Contains(string(out), "goroutine") ||
+		!strings.HasPrefix(string(out), "ringleader sim explore: ") || !strings.Contains(string(out), hist+": file too large") {
+		t.Errorf("output:\n%s\nwant one line naming %s and the error", out, hist)
+	}
 }
