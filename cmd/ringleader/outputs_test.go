@@ -179,3 +179,18 @@ func TestExploreHistoryThatCannotBeWrittenIsAnErrorNotAPanic(t *testing.T) {
 		t.Errorf("output:\n%s\nwant one line naming %s and the error", out, hist)
 	}
 }
+
+// A scenario's directory in the store is checked too: a file in its place
+// is found before the run, not when the run directory is made.
+func TestRunRefusesAStoreWhoseScenarioDirectoryIsAFile(t *testing.T) {
+	store := t.TempDir()
+	blocked := filepath.Join(store, "bully-leader-crash")
+	must(t, os.WriteFile(blocked, []byte("keep\n"), 0o644))
+	args := []string{"run", "--backend", "sim", "--store", store, "../../scenarios/bully-leader-crash.yaml"}
+	r := ringleader(t, args...)
+	r.wantCode(t, 2, args...)
+	wantContains(t, "stderr", r.stderr, "--store "+blocked+": is a regular file, not a directory")
+	if b, _ := os.ReadFile(blocked); string(b) != "keep\n" {
+		t.Errorf("%s now holds %q", blocked, b)
+	}
+}
