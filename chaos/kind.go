@@ -365,7 +365,7 @@ func noteAlready(already []string, left int) string {
 	case len(already) == 0:
 		return ""
 	case left == 0:
-		return "no-op: " + strings.Join(already, ", ")
+		return NoOpNote + strings.Join(already, ", ")
 	}
 	return "left alone: " + strings.Join(already, ", ")
 }

@@ -25,6 +25,14 @@ type Outcome struct {
 	Note string
 }
 
+// NoOpNote begins the note of a fault that changed nothing: every part of
+// it was already so. Such a fault is recorded but measured as nothing (no
+// failover, no return).
+const NoOpNote = "no-op: "
+
+// IsNoOp reports whether note is a no-op fault's (NoOpNote).
+func IsNoOp(note string) bool { return strings.HasPrefix(note, NoOpNote) }
+
 // Decide checks f against the cluster's state s and its membership and
 // returns what to carry out, or an error naming what is wrong and what
 // would be valid. It is the one place the edges of every fault are decided
@@ -74,7 +82,7 @@ func decidePartition(f Fault, _ State, members []election.NodeID) (Outcome, erro
 // decideHeal: healing nothing is a recorded no-op.
 func decideHeal(f Fault, s State, _ []election.NodeID) (Outcome, error) {
 	if !s.NetworkFaulted() {
-		return Outcome{Fault: f, Note: "no-op: nothing is cut, lost or delayed"}, nil
+		return Outcome{Fault: f, Note: NoOpNote + "nothing is cut, lost or delayed"}, nil
 	}
 	return Outcome{Fault: f}, nil
 }
@@ -220,7 +228,7 @@ func noteUntouched(nodes []election.NodeID, s State, what string) string {
 	case len(none) == 0:
 		return ""
 	case len(none) == len(nodes):
-		return "no-op: " + strings.Join(none, ", ")
+		return NoOpNote + strings.Join(none, ", ")
 	}
 	return "left alone: " + strings.Join(none, ", ")
 }

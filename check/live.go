@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -98,6 +99,24 @@ type Failover struct {
 	Note string `json:"note,omitempty"`
 }
 
+// MarshalJSON writes an unrecovered failover's at, ms and duration as
+// null, next to "recovered": false, rather than a zero time and no length
+// that read like an instant recovery. Reading the JSON back needs nothing
+// special: null leaves the zero values.
+func (f Failover) MarshalJSON() ([]byte, error) {
+	type plain Failover // without this method
+	out := struct {
+		plain
+		At       *time.Time     `json:"at"`
+		Duration *time.Duration `json:"duration"`
+		Millis   *float64       `json:"ms"`
+	}{plain: plain(f)}
+	if f.Recovered {
+		out.At, out.Duration, out.Millis = &f.At, &f.Duration, &f.Millis
+	}
+	return json.Marshal(out)
+}
+
 // Failovers measures, for every fault that took the leader away from a
 // majority, the time from the fault taking effect to the first instant the
 // cluster is settled again (Settled: every component entitled to a leader
@@ -115,8 +134,8 @@ func Failovers(recs []history.Record, opts Options) []Failover {
 func FailoversOf(t *Timeline, q election.QuorumMode) []Failover {
 	var out []Failover
 	for i, f := range t.Faults {
-		if f.Failed || f.Applied.IsZero() {
-			continue
+		if f.Failed || f.Applied.IsZero() || chaos.IsNoOp(f.Note) {
+			continue // a fault that changed nothing takes no leader away
 		}
 		leader := tookLeader(t, f)
 		if leader == election.None {
@@ -133,11 +152,12 @@ func FailoversOf(t *Timeline, q election.QuorumMode) []Failover {
 
 // settleAfter finds the first instant from fo.From at which settled holds,
 // searching up to the next fault's invoke (what happens after that is no
-// longer fault i's doing), and fills fo's outcome.
+// longer fault i's doing; a no-op fault changes nothing and does not
+// count), and fills fo's outcome.
 func settleAfter(t *Timeline, i int, fo *Failover, settled func(chaos.State) ([]election.NodeID, bool)) {
 	limit, why := t.End, "the history ended first"
 	for _, g := range t.Faults[i+1:] {
-		if g.Invoked.After(fo.From) {
+		if g.Invoked.After(fo.From) && !chaos.IsNoOp(g.Note) {
 			limit, why = g.Invoked, fmt.Sprintf("the next fault (%s) came first", g.Label)
 			break
 		}
@@ -162,7 +182,7 @@ func tookLeader(t *Timeline, f FaultSpan) election.NodeID {
 	var leader election.NodeID
 	switch chaos.Op(f.Op) {
 	case chaos.Kill, chaos.Stop, chaos.Pause:
-		leader = leaderAmong(before, t.Members, f.Nodes)
+		leader = leaderAmong(before, t.Members, changed(f, t.CheckpointState(f.Invoked), t.Members))
 	case chaos.Partition:
 		leader = before.CommonLeader(t.Members)
 	}
@@ -179,6 +199,20 @@ func tookLeader(t *Timeline, f FaultSpan) election.NodeID {
 		}
 	}
 	return election.None
+}
+
+// changed are the targets of a kill, stop or pause that it changed: the
+// ones chaos.Decide did not leave alone as already so (a leader killed
+// again while down, whom live nodes may still view as leader, is not taken
+// away twice). before is the state just before the fault: in the
+// simulator its invoke and ok records share an instant, which StateAt
+// would show applied. The targets as recorded when the state cannot say.
+func changed(f FaultSpan, before chaos.State, members []election.NodeID) []election.NodeID {
+	out, err := chaos.Decide(chaos.Fault{Op: chaos.Op(f.Op), Nodes: f.Nodes}, before, members)
+	if err != nil {
+		return f.Nodes
+	}
+	return out.Fault.Nodes
 }
 
 // leaderAmong returns the target that led at s: one that viewed itself as

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ringleader-dev/ringleader/millis"
+	"github.com/ringleader-dev/ringleader/outpath"
 )
 
 // The JUnit XML that CI servers read (the Ant / Jenkins junit-10.xsd
@@ -101,28 +102,11 @@ func JUnit(w io.Writer, results []*Result) error {
 	return err
 }
 
-// WriteJUnit writes results as JUnit XML to path (its directory made if
-// need be), replacing it whole: a CI step never reads half a file.
+// WriteJUnit writes results as JUnit XML to path, replacing it whole: a CI
+// step never reads half a file. Anything at path but a regular file is
+// refused (outpath.WriteFile), as is a path whose directory is missing.
 func WriteJUnit(path string, results []*Result) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("junit: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".junit-*.xml")
-	if err != nil {
-		return fmt.Errorf("junit: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := JUnit(tmp, results); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("junit: %w", err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("junit: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := outpath.WriteFile(path, func(w io.Writer) error { return JUnit(w, results) }); err != nil {
 		return fmt.Errorf("junit: %w", err)
 	}
 	return nil

@@ -71,7 +71,7 @@ func junitRuns(t *testing.T) []*Result {
 
 func TestJUnitHasASuitePerRunAndACasePerExpectationAndChecker(t *testing.T) {
 	runs := junitRuns(t)
-	path := filepath.Join(t.TempDir(), "out", "junit.xml")
+	path := filepath.Join(t.TempDir(), "junit.xml")
 	if err := WriteJUnit(path, runs); err != nil {
 		t.Fatal(err)
 	}

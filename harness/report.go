@@ -2,10 +2,11 @@ package harness
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/outpath"
 	"github.com/ringleader-dev/ringleader/report"
 )
 
@@ -15,15 +16,13 @@ func writeReport(r *Result) error {
 	if len(r.records) == 0 {
 		return nil
 	}
-	f, err := os.Create(filepath.Join(r.Dir, "report.html"))
+	err := outpath.WriteFile(filepath.Join(r.Dir, "report.html"), func(w io.Writer) error {
+		return report.Write(w, reportOf(r))
+	})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	if err := report.Write(f, reportOf(r)); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return nil
 }
 
 // reportOf is the page's input: the run's own analysis (the one

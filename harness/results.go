@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/outpath"
 )
 
 // Result is one run, as written to results.json.
@@ -23,17 +25,20 @@ type Result struct {
 	Quorum      string `json:"quorum"`
 	// Options are the algorithm's options, resolved (absent for an
 	// algorithm without options).
-	Options    election.Options  `json:"options,omitempty"`
-	Members    []election.NodeID `json:"members"`
-	Timing     Timing            `json:"timing"`
-	Seed       int64             `json:"seed"`
-	Rep        int               `json:"rep"`
-	Reps       int               `json:"reps"`
-	Cluster    string            `json:"cluster"`
-	Dir        string            `json:"dir"`
-	Started    time.Time         `json:"started"`
-	Finished   time.Time         `json:"finished"`
-	WallMillis float64           `json:"wall_ms"`
+	Options election.Options  `json:"options,omitempty"`
+	Members []election.NodeID `json:"members"`
+	Timing  Timing            `json:"timing"`
+	// LivenessBoundMillis is the scenario's liveness_bound (0: the
+	// default, ten suspicions), kept so that Rejudge judges as the run did.
+	LivenessBoundMillis float64   `json:"liveness_bound_ms,omitempty"`
+	Seed                int64     `json:"seed"`
+	Rep                 int       `json:"rep"`
+	Reps                int       `json:"reps"`
+	Cluster             string    `json:"cluster"`
+	Dir                 string    `json:"dir"`
+	Started             time.Time `json:"started"`
+	Finished            time.Time `json:"finished"`
+	WallMillis          float64   `json:"wall_ms"`
 
 	Steps        []StepResult    `json:"steps"`
 	Expectations []ExpectResult  `json:"expectations"`
@@ -116,6 +121,24 @@ type CheckerResult struct {
 	Match    bool   `json:"match"`
 }
 
+// UnmarshalJSON reads the verdict (check.Verdict's own reader, which would
+// otherwise stand for the whole value and drop Expected and Match) and the
+// fields added here.
+func (c *CheckerResult) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &c.Verdict); err != nil {
+		return err
+	}
+	var more struct {
+		Expected string `json:"expected"`
+		Match    bool   `json:"match"`
+	}
+	if err := json.Unmarshal(b, &more); err != nil {
+		return err
+	}
+	c.Expected, c.Match = more.Expected, more.Match
+	return nil
+}
+
 // FailoverResult is a failover with its length in suspicion timeouts.
 // Millis counts from when the fault took effect as the nodes show it (a
 // killed node's last act after the invoke, or the invoke; see
@@ -125,6 +148,47 @@ type FailoverResult struct {
 	check.Failover
 	Suspicions       float64 `json:"x_suspicion,omitempty"`
 	FromInvokeMillis float64 `json:"ms_from_invoke,omitempty"`
+}
+
+// MarshalJSON writes the failover as check.Failover does (null times for
+// one that did not recover) followed by the lengths added here, null too
+// when it did not recover. Without it the embedded Failover's MarshalJSON
+// would stand for the whole value.
+func (f FailoverResult) MarshalJSON() ([]byte, error) {
+	base, err := json.Marshal(f.Failover)
+	if err != nil {
+		return nil, err
+	}
+	extra := struct {
+		Suspicions       *float64 `json:"x_suspicion"`
+		FromInvokeMillis *float64 `json:"ms_from_invoke"`
+	}{}
+	if f.Recovered {
+		extra.Suspicions, extra.FromInvokeMillis = &f.Suspicions, &f.FromInvokeMillis
+	}
+	more, err := json.Marshal(extra)
+	if err != nil {
+		return nil, err
+	}
+	// Both are objects: {base…} + {more…} → {base…,more…}.
+	return append(append(base[:len(base)-1], ','), more[1:]...), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (and results.json files
+// written before it, which left the lengths out rather than null).
+func (f *FailoverResult) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &f.Failover); err != nil {
+		return err
+	}
+	var extra struct {
+		Suspicions       float64 `json:"x_suspicion"`
+		FromInvokeMillis float64 `json:"ms_from_invoke"`
+	}
+	if err := json.Unmarshal(b, &extra); err != nil {
+		return err
+	}
+	f.Suspicions, f.FromInvokeMillis = extra.Suspicions, extra.FromInvokeMillis
+	return nil
 }
 
 // SplitBrain is how long two or more nodes held role leader at once, as
@@ -189,14 +253,26 @@ func (r *Result) Checker(name check.Name) (CheckerResult, bool) {
 // WriteFiles writes results.json (and report.html, see writeReport) into
 // the run's directory.
 func (r *Result) WriteFiles() error {
+	if err := r.WriteResults(); err != nil {
+		return err
+	}
+	return writeReport(r)
+}
+
+// WriteResults writes results.json into the run's directory.
+func (r *Result) WriteResults() error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(r.Dir, "results.json"), append(b, '\n'), 0o644); err != nil {
+	err = outpath.WriteFile(filepath.Join(r.Dir, "results.json"), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
-	return writeReport(r)
+	return nil
 }
 
 // ReadResult reads a results.json.

@@ -44,6 +44,11 @@ type Options struct {
 // HarnessProcess is the Process of the harness's own mark records.
 const HarnessProcess = "harness"
 
+// CheckpointMark is the note of the mark the harness records at each
+// checkpoint (Player.Checkpoints), so that the history alone holds every
+// instant agreement and bully-max judged, and Rejudge judges them again.
+const CheckpointMark = "checkpoint"
+
 // Run runs one repetition of sc on backend and returns what happened. The
 // error is for runs that could not be carried out (the store could not be
 // written, the cluster did not start, a fault could not be applied, the
@@ -100,7 +105,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	res = &Result{
 		Scenario: sc.Name, File: sc.File, Description: sc.Description,
 		Backend: backend.Name(), Algorithm: sc.Cluster.Algorithm, Quorum: sc.Cluster.Quorum.String(),
-		Options: sc.Cluster.Options, Members: r.members, Timing: timingOf(sc.Cluster.Timing), Seed: opts.Seed,
+		Options: sc.Cluster.Options, Members: r.members, Timing: timingOf(sc.Cluster.Timing), LivenessBoundMillis: ms(sc.LivenessBound), Seed: opts.Seed,
 		Rep: opts.Rep, Reps: opts.Reps, Dir: dir, Started: time.Now(),
 		Cluster: clusterName(sc.Name, opts.Rep),
 		// Empty, not null, in results.json when nothing happened.
@@ -172,10 +177,12 @@ type runner struct {
 	checkpoints []time.Time
 }
 
-func (r *runner) mark(note string) {
+func (r *runner) mark(note string) { r.markAt(r.b.Now(), note) }
+
+func (r *runner) markAt(at time.Time, note string) {
 	// A mark that cannot be written means the history is broken; the
 	// writer remembers the error and the run's files report it.
-	_ = r.sink.Append(history.Record{Time: r.b.Now(), Process: HarnessProcess, Kind: history.KindMark, Note: note})
+	_ = r.sink.Append(history.Record{Time: at, Process: HarnessProcess, Kind: history.KindMark, Note: note})
 }
 
 func (r *runner) progress(format string, args ...any) {
@@ -199,6 +206,9 @@ func (r *runner) steps(ctx context.Context) error {
 		t0, w0 := r.b.Now(), time.Now()
 		sr.At, sr.Start = t0, ms(t0.Sub(r.start))
 		err := r.player.Play(ctx, st, &sr)
+		for _, cp := range r.player.Checkpoints()[len(r.checkpoints):] {
+			r.markAt(cp, CheckpointMark)
+		}
 		r.checkpoints = r.player.Checkpoints()
 		t1 := r.b.Now()
 		sr.Millis = ms(t1.Sub(t0))
@@ -232,26 +242,34 @@ func (r *runner) steps(ctx context.Context) error {
 	return nil
 }
 
-// judge analyses the history once (check.Analyze) and hands the analysis
-// to results.json and the report: verdicts, failovers, overlaps, message
-// counts and elections.
+// judge analyses the history once and hands the analysis to results.json
+// and the report (judgeInto).
 func (r *runner) judge(recs []history.Record) {
-	sc := r.sc
-	an := check.Analyze(recs, CheckOptions(sc, r.alg, r.checkpoints), CheckerNames(sc, r.alg)...)
-	r.res.analysis = an
+	judgeInto(r.res, r.sc, r.alg, recs, r.checkpoints)
+}
+
+// judgeInto analyses recs once (check.Analyze) with the checkers and
+// options of sc on algorithm a, judged at checkpoints, and fills res's
+// verdicts, failovers, returns, overlaps, message counts and elections.
+// It is the one place a history is judged: a run judges its history with
+// it as it ends, and Rejudge a stored one.
+func judgeInto(res *Result, sc *scenario.Scenario, a election.Algorithm, recs []history.Record, checkpoints []time.Time) {
+	an := check.Analyze(recs, CheckOptions(sc, a, checkpoints), CheckerNames(sc, a)...)
+	res.analysis = an
+	res.Checkers = []CheckerResult{}
 	for _, v := range an.Verdicts {
 		want := sc.Expected(v.Checker)
-		r.res.Checkers = append(r.res.Checkers, CheckerResult{Verdict: v, Expected: verdictWord(want), Match: v.Pass == want})
+		res.Checkers = append(res.Checkers, CheckerResult{Verdict: v, Expected: verdictWord(want), Match: v.Pass == want})
 	}
-	r.res.Checkpoints = len(r.checkpoints)
+	res.Checkpoints = len(checkpoints)
 	sb := an.SplitBrain
-	r.res.SplitBrain = SplitBrain{Overlaps: len(sb.Overlaps), TotalMillis: sb.TotalMillis, PairTotalMillis: sb.PairTotalMillis,
+	res.SplitBrain = SplitBrain{Overlaps: len(sb.Overlaps), TotalMillis: sb.TotalMillis, PairTotalMillis: sb.PairTotalMillis,
 		StaleOverlaps: len(sb.StaleOverlaps), StaleMillis: sb.StaleMillis}
 	susp := ms(sc.Cluster.Timing.Suspicion)
-	r.res.Failovers = failoverResults(an.Failovers, susp)
-	r.res.Returns = failoverResults(an.Returns, susp)
-	r.res.Messages = &an.Counts
-	r.res.Elections = an.Elections
+	res.Failovers = failoverResults(an.Failovers, susp)
+	res.Returns = failoverResults(an.Returns, susp)
+	res.Messages = &an.Counts
+	res.Elections = an.Elections
 }
 
 // failoverResults adds to each measured settling its length from the invoke
@@ -361,6 +379,11 @@ func newRunDir(root, name, backend string, now time.Time) (string, error) {
 	}
 	for _, l := range links {
 		latest := filepath.Join(base, l)
+		// Only a link is replaced: a file or directory someone put
+		// under that name is theirs.
+		if fi, err := os.Lstat(latest); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
 		_ = os.Remove(latest)
 		_ = os.Symlink(filepath.Base(dir), latest)
 	}

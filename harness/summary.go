@@ -59,6 +59,11 @@ func Table(w io.Writer, results []*Result) error {
 	return tw.Flush()
 }
 
+// NotRecovered is the table's word for a failover after which the cluster
+// did not settle before the next fault or the end (its JSON has
+// "recovered": false and null lengths).
+const NotRecovered = "not recovered"
+
 func failoverCell(r *Result) string {
 	if len(r.Failovers) == 0 {
 		return "-"
@@ -66,7 +71,7 @@ func failoverCell(r *Result) string {
 	var parts []string
 	for _, f := range r.Failovers {
 		if !f.Recovered {
-			parts = append(parts, "none")
+			parts = append(parts, NotRecovered)
 			continue
 		}
 		parts = append(parts, failoverText(f))

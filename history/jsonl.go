@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/ringleader-dev/ringleader/outpath"
 )
 
 // Sink receives records as they happen.
@@ -28,9 +30,10 @@ type Writer struct {
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
 // Create opens path for writing (truncating it) and returns a Writer that
-// owns the file.
+// owns the file. Anything at path but a regular file (a device, a named
+// pipe, a symbolic link) is refused, not written through (outpath.Create).
 func Create(path string) (*Writer, error) {
-	f, err := os.Create(path)
+	f, err := outpath.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/outpath"
 )
 
 // durableFile is the file under the state directory that holds the
@@ -36,6 +37,11 @@ func loadDurable(dir string, id election.NodeID) (election.Durable, error) {
 	os.Remove(probe.Name())
 
 	path := durableFile(dir, id)
+	// saveDurable renames over it: only a regular file may be there (not
+	// a link, a device or a directory someone put in its place).
+	if err := outpath.Check(path, outpath.File); err != nil {
+		return election.Durable{}, fmt.Errorf("durable state: %w", err)
+	}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return election.Durable{}, nil

@@ -275,6 +275,8 @@ func build(r Report) (*pageData, error) {
 		row := failoverRow{Label: f.Label, Leader: f.Leader, From: offset(tl, f.From), NewLeader: idsText(f.NewLeader), Recovered: f.Recovered, Note: f.Note}
 		if f.Recovered {
 			row.Duration = millis.Float(f.Millis)
+		} else {
+			row.Duration = "not recovered" // as the run table says it
 		}
 		p.Failovers = append(p.Failovers, row)
 	}

@@ -1,8 +1,10 @@
 package scenario
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -46,6 +48,10 @@ func (es Errors) Error() string {
 // MaxNodes bounds a cluster: containers on a 2-core machine run out long
 // before, and a typo of 500 should not start 500 of them.
 const MaxNodes = 64
+
+// MaxNameLen bounds a scenario's name: it names the store directory, and
+// a DNS label (a container's host name) holds 63 characters.
+const MaxNameLen = 63
 
 // Load reads and parses one file.
 func Load(path string) (*Scenario, error) {
@@ -105,16 +111,32 @@ func LoadAll(paths ...string) ([]*Scenario, error) {
 
 // Parse parses and validates one scenario. file names it in errors.
 func Parse(file string, data []byte) (*Scenario, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
 		return nil, Errors{yamlError(file, err)}
 	}
 	p := &parser{file: file}
 	s := p.scenario(&doc)
+	p.oneDocument(dec)
 	if len(p.errs) > 0 {
 		return nil, p.errs
 	}
 	return s, nil
+}
+
+// oneDocument reports a second YAML document (after ---): a file is one
+// scenario, and a second one would otherwise be silently ignored.
+func (p *parser) oneDocument(dec *yaml.Decoder) {
+	var next yaml.Node
+	err := dec.Decode(&next)
+	switch {
+	case err == io.EOF:
+	case err != nil:
+		p.errs = append(p.errs, yamlError(p.file, err))
+	case len(next.Content) > 0 && !isNull(next.Content[0]):
+		p.errf(next.Content[0], "---", "a second YAML document; a file holds one scenario: put each in its own file")
+	}
 }
 
 // yamlError turns the YAML library's syntax error ("yaml: line 3: ...")
@@ -274,7 +296,7 @@ func (p *parser) ids(n *yaml.Node, field string, minLen int) ([]election.NodeID,
 	return out, ok
 }
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+var nameRE = regexp.MustCompile(fmt.Sprintf(`^[a-z0-9][a-z0-9-]{0,%d}$`, MaxNameLen-1))
 
 func (p *parser) scenario(doc *yaml.Node) *Scenario {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
@@ -288,7 +310,7 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 		p.errf(root, "name", "missing; want a short name like bully-leader-crash")
 	} else if v, ok := p.str(n, "name"); ok {
 		if !nameRE.MatchString(v) {
-			p.errf(n, "name", "%q: want lower-case letters, digits and dashes (it names the store directory and the containers)", v)
+			p.errf(n, "name", "%q: want 1 to %d lower-case letters, digits and dashes, not starting with a dash (it names the store directory and the containers)", v, MaxNameLen)
 		}
 		s.Name = v
 	}
@@ -346,6 +368,9 @@ func (p *parser) cluster(n *yaml.Node) Cluster {
 	}
 	if v, ok := f["ids"]; ok {
 		if ids, ok := p.ids(v, "cluster.ids", 1); ok {
+			if len(ids) > MaxNodes {
+				p.errf(v, "cluster.ids", "%d nodes: at most %d", len(ids), MaxNodes)
+			}
 			if nodes > 0 && len(ids) != nodes {
 				p.errf(v, "cluster.ids", "%d IDs for nodes: %d; give one ID per node", len(ids), nodes)
 			}
@@ -517,12 +542,15 @@ func (p *parser) steps(n *yaml.Node) []Step {
 		return nil
 	}
 	out := make([]Step, 0, len(n.Content))
+	var fields []string
 	for i, sn := range n.Content {
 		field := fmt.Sprintf("steps[%d]", i+1)
 		if st, ok := p.step(sn, field); ok {
 			out = append(out, st)
+			fields = append(fields, field+"."+string(st.Op))
 		}
 	}
+	p.checkLifecycle(out, fields)
 	return out
 }
 
@@ -593,8 +621,46 @@ func (p *parser) step(n *yaml.Node, field string) (Step, bool) {
 		st.Expect = p.expectation(v, field)
 	default:
 		st.Fault = p.fault(chaos.Op(st.Op), v, field)
+		if len(p.errs) == before {
+			p.decideStatic(*st.Fault, v, field)
+		}
 	}
 	return st, len(p.errs) == before
+}
+
+// decideStatic refuses now what chaos.Decide would refuse when the step
+// runs, for a fault that names its nodes outright (no leader, one, halves
+// …): resolved against a cluster at rest, where every node is up and
+// nothing is cut, Decide's only errors are the ones no state can cure (a
+// partition that cuts no link, or cuts a node from itself).
+func (p *parser) decideStatic(spec chaos.Spec, v *yaml.Node, field string) {
+	if len(p.members) == 0 || !static(spec) {
+		return
+	}
+	rest := chaos.Steady(p.members, election.None)
+	f, err := spec.Resolve(rest, p.members, nil)
+	if err == nil {
+		_, err = chaos.Decide(f, rest, p.members)
+	}
+	if err != nil {
+		// The field names the operation already.
+		p.errf(v, field, "%s", strings.TrimPrefix(err.Error(), string(spec.Op)+": "))
+	}
+}
+
+// static reports whether spec resolves to the same nodes whatever the
+// cluster's state: its targets are node IDs, its partition groups or
+// links.
+func static(spec chaos.Spec) bool {
+	switch spec.Op {
+	case chaos.Heal:
+		return false // nothing to decide that the state does not
+	case chaos.Partition:
+		pt := spec.Partition
+		return pt != nil && (len(pt.Groups) > 0 || len(pt.Cut) > 0 || len(pt.OneWay) > 0 ||
+			pt.Shape == chaos.Isolate && pt.Target.Kind == chaos.TargetIDs)
+	}
+	return spec.Target.Kind == chaos.TargetIDs
 }
 
 // fault parses the value of a fault step. A kind that takes targets is

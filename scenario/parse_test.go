@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -152,6 +153,16 @@ func TestParseErrorsNameFileLineFieldAndWhatIsValid(t *testing.T) {
 		{"repeat zero", "name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\nrepeat: 0\n", "bad.yaml:4: repeat:", "≥ 1"},
 		{"yaml syntax", "name: x\ncluster: [\n", "bad.yaml:2: yaml:", "did not find"},
 		{"empty file", "", "bad.yaml:0: scenario:", "empty"},
+		{"partition all on one side", base + "  - heal\n  - partition: {groups: [[1, 2, 3], [3]]}\n", "bad.yaml:5: steps[2].partition:", "cuts no link"},
+		{"partition a node from itself", base + "  - partition: {groups: [[2], [2]]}\n", "bad.yaml:4: steps[1].partition:", "cuts no link"},
+		{"isolate everyone", base + "  - partition: {shape: isolate, target: [1, 2, 3]}\n", "bad.yaml:4: steps[1].partition:", "cuts no link"},
+		{"pause a killed node", base + "  - kill: [3]\n  - wait: 1s\n  - pause: [3]\n", "bad.yaml:6: steps[3].pause:", "node 3 is down (put down at line 4"},
+		{"resume after kill all", base + "  - pause: [2]\n  - kill: all\n  - resume: [2]\n", "bad.yaml:6: steps[3].resume:", "restart it before you resume it"},
+		{"second document", base + "  - heal\n---\nname: y\n", "bad.yaml:6: ---:", "a second YAML document"},
+		{"second document broken", base + "  - heal\n---\nname: [\n", "bad.yaml:", "did not find"},
+		{"too many ids", "name: x\ncluster: {algorithm: stub-bully, ids: [" + idsUpTo(MaxNodes+1) + "]}\nsteps: [heal]\n", "bad.yaml:2: cluster.ids:", "at most 64"},
+		{"too many nodes", "name: x\ncluster: {algorithm: stub-bully, nodes: 65}\nsteps: [heal]\n", "bad.yaml:2: cluster.nodes:", "at most 64"},
+		{"name too long", "name: " + strings.Repeat("a", MaxNameLen+1) + "\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\n", "bad.yaml:1: name:", "1 to 63"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -204,5 +215,31 @@ func TestLoadAllExpandsDirectoriesAndRejectsDuplicateNames(t *testing.T) {
 	write("c.yaml", "name: a\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\n")
 	if _, err := LoadAll(dir); err == nil || !strings.Contains(err.Error(), `name "a" is already used`) {
 		t.Fatalf("duplicate name not reported: %v", err)
+	}
+}
+
+func idsUpTo(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = strconv.Itoa(i + 1)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// The limits are where they say: a name of MaxNameLen characters and a
+// cluster of MaxNodes IDs are read; a trailing --- with nothing after it
+// is no second document; partitions that cut links pass.
+func TestLimitsThemselvesAreAccepted(t *testing.T) {
+	for _, y := range []string{
+		"name: " + strings.Repeat("a", MaxNameLen) + "\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\n",
+		"name: x\ncluster: {algorithm: stub-bully, ids: [" + idsUpTo(MaxNodes) + "]}\nsteps: [heal]\n",
+		"name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\n---\n",
+		"name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps:\n  - partition: {groups: [[1, 2], [3]]}\n  - partition: {shape: isolate, target: [3]}\n  - partition: {one-way: [1, 2]}\n",
+		"name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps:\n  - kill: [3]\n  - restart: [3]\n  - pause: [3]\n  - kill: [2]\n  - restart: down\n  - resume: [3]\n  - pause: [2]\n",
+		"name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps:\n  - kill: [3]\n  - restart: one\n  - pause: [3]\n  - kill: leader\n  - resume: [3]\n",
+	} {
+		if _, err := Parse("ok.yaml", []byte(y)); err != nil {
+			t.Errorf("%v\n%s", err, y)
+		}
 	}
 }

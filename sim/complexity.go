@@ -114,6 +114,9 @@ func RunComplexityWithin(opts Options, ids []election.NodeID, lim Limits) (Compl
 	if err != nil {
 		return Complexity{}, err
 	}
+	if lim.MaxMessages > 0 {
+		s.maxSent = lim.MaxMessages
+	}
 	s.Start()
 	quiet, capped := s.runUntilQuiet(lim.MaxTime, w)
 	if !quiet && capped == nil {
@@ -160,7 +163,9 @@ func (s *Sim) agreedLeader() (election.NodeID, bool) {
 type Limits struct {
 	// MaxTime caps virtual time; zero: DefaultMaxTime.
 	MaxTime time.Duration
-	// MaxMessages caps the messages sent (every class); zero:
+	// MaxMessages caps the messages sent (every class): a run may send
+	// that many, and the first message over it stops the run, unsent,
+	// with a *CapError whose At.Sent is the cap. Zero:
 	// DefaultMaxMessages, negative: no cap.
 	MaxMessages int
 	// Progress, when set, is called about every ProgressEvery of wall
@@ -199,7 +204,7 @@ func (e *CapError) Error() string {
 	if e.Cap == "time" {
 		return fmt.Sprintf("stopped at the virtual-time cap of %v with the election still running (%d messages sent)", time.Duration(e.Limit), e.At.Sent)
 	}
-	return fmt.Sprintf("stopped at the cap of %d messages, at %v of virtual time, with the election still running", e.Limit, e.At.Virtual)
+	return fmt.Sprintf("stopped at the cap of %d messages, at %v of virtual time, with the election still running (it was about to send one more)", e.Limit, e.At.Virtual)
 }
 
 // watch carries Limits through a run.
@@ -210,18 +215,19 @@ type watch struct {
 }
 
 func (w *watch) progress(s *Sim) Progress {
-	return Progress{Virtual: s.now, Sent: s.counts.Total(), Delivered: s.counts.Delivered, Elapsed: time.Since(w.start)}
+	p := Progress{Virtual: s.now, Sent: s.counts.Total(), Delivered: s.counts.Delivered}
+	if w != nil {
+		p.Elapsed = time.Since(w.start)
+	}
+	return p
 }
 
-func (w *watch) check(s *Sim) error {
-	if w.lim.MaxMessages > 0 && s.counts.Total() >= w.lim.MaxMessages {
-		return &CapError{Cap: "messages", Limit: int64(w.lim.MaxMessages), At: w.progress(s)}
-	}
+// report calls Progress when ProgressEvery has passed since the last call.
+func (w *watch) report(s *Sim) {
 	if w.lim.Progress != nil {
 		if now := time.Now(); now.Sub(w.last) >= w.lim.ProgressEvery {
 			w.last = now
 			w.lim.Progress(w.progress(s))
 		}
 	}
-	return nil
 }

@@ -113,6 +113,10 @@ func runCmd(args []string) int {
 		return 2
 	}
 
+	if !checkRunOutputs(os.Stderr, f, scs) {
+		return 2
+	}
+
 	if f.backend == "docker" {
 		// Checked up front too: a simulator-only algorithm would fail
 		// only once its containers were starting.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/outpath"
 	"github.com/ringleader-dev/ringleader/sim"
 	"github.com/ringleader-dev/ringleader/sim/explore"
 )
@@ -352,6 +353,11 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	case *hist != "" && *schedules != 1:
 		return badFlag(stderr, "explore", fmt.Errorf("--history needs --schedules 1 (it records one schedule)"))
 	}
+	if !checkOutputs(stderr, "sim explore",
+		outputPath{flag: "--history", path: *hist, kind: outpath.File},
+		outputPath{flag: "--save", path: *save, kind: outpath.Dir}) {
+		return 2
+	}
 	opts := explore.Options{
 		Algorithm: alg.Name, N: *n, Quorum: q, Options: algOpts, Schedules: *schedules, Seed: *seed,
 		MaxFaults: *faults, Workers: *workers,
@@ -362,6 +368,15 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 			if !slices.Contains(explore.Kinds, k) {
 				return badFlag(stderr, "explore", fmt.Errorf("--kinds %q: unknown kind %q (valid: %s)", *kindList, k, strings.Join(explore.Kinds, ", ")))
 			}
+		}
+	}
+
+	if *save != "" {
+		// Found now, not after exploring and shrinking: a schedule
+		// that could not be saved (more nodes than a scenario file
+		// holds, say).
+		if err := explore.CheckSave(opts); err != nil {
+			return badFlag(stderr, "explore", fmt.Errorf("--save %s: %w", *save, err))
 		}
 	}
 
@@ -386,12 +401,10 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	elapsed := time.Since(start)
 	var shrunk []explore.Shrunk
+	status := 0 // a schedule that could not be saved; the summary is printed all the same
 	if *shrink {
 		so := explore.ShrinkOptions{Seeds: *shrinkSeeds, Budget: *shrinkBudget, Deadline: time.Now().Add(*shrinkTime)}
-		var status int
-		if shrunk, status = shrinkAndSave(opts, res, *shrinkMax, so, *save, stderr); status != 0 {
-			return status
-		}
+		shrunk, status = shrinkAndSave(opts, res, *shrinkMax, so, *save, stderr)
 	}
 	if *asJSON {
 		out := struct {
@@ -410,14 +423,16 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 		printExplore(stdout, res, elapsed)
 		printShrunk(stdout, shrunk)
 	}
-	if res.Failed() {
+	if res.Failed() || status != 0 {
 		return 1
 	}
 	return 0
 }
 
 // shrinkAndSave shrinks the failures of res, with progress on stderr, and
-// saves each shrunk schedule under dir when dir is set.
+// saves each shrunk schedule under dir when dir is set. A schedule that
+// cannot be saved is reported and the others still are; the status is
+// then 1.
 func shrinkAndSave(opts explore.Options, res explore.Result, max int, so explore.ShrinkOptions, dir string, stderr io.Writer) ([]explore.Shrunk, int) {
 	if res.FailedSchedules+len(res.SplitBrain) == 0 {
 		fmt.Fprintf(stderr, "explore: nothing to shrink: no schedule failed\n")
@@ -428,6 +443,7 @@ func shrinkAndSave(opts explore.Options, res explore.Result, max int, so explore
 	for _, err := range errs {
 		fmt.Fprintf(stderr, "shrink: %v\n", err)
 	}
+	status := 0
 	for i := range shrunk {
 		fmt.Fprintf(stderr, "shrink: seed %d (%s): %d steps → %d (%d fault steps) after %d tries\n",
 			shrunk[i].Seed, shrunk[i].Checker, shrunk[i].From, shrunk[i].StepCount, shrunk[i].FaultSteps, shrunk[i].Tried)
@@ -437,11 +453,12 @@ func shrinkAndSave(opts explore.Options, res explore.Result, max int, so explore
 		path, err := explore.Save(opts, shrunk[i], dir)
 		if err != nil {
 			fmt.Fprintf(stderr, "ringleader sim explore: %v\n", err)
-			return shrunk, 1
+			status = 1
+			continue
 		}
 		shrunk[i].File = path
 	}
-	return shrunk, 0
+	return shrunk, status
 }
 
 func printShrunk(w io.Writer, shrunk []explore.Shrunk) {

@@ -256,7 +256,10 @@ func Run(opts Options) (Result, error) {
 		defer debug.SetGCPercent(prev)
 	}
 
-	results := runAll(opts, res.Claimed)
+	results, err := runAll(opts, res.Claimed)
+	if err != nil {
+		return Result{}, err
+	}
 
 	claimsSplit := slices.Contains(res.Claimed, check.NoSplitBrain)
 	for _, sc := range results {
@@ -295,9 +298,11 @@ func Run(opts Options) (Result, error) {
 
 // runAll plays every schedule of an exploration. Workers take indexes
 // from a channel; results are put back in index order, so the report is
-// the same whatever the parallelism.
-func runAll(opts Options, claims []check.Name) []Schedule {
+// the same whatever the parallelism. The error is the first schedule that
+// could not be started.
+func runAll(opts Options, claims []check.Name) ([]Schedule, error) {
 	results := make([]Schedule, opts.Schedules)
+	errs := make([]error, opts.Schedules)
 	idx := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -309,8 +314,9 @@ func runAll(opts Options, claims []check.Name) []Schedule {
 			// One simulator per worker, reset between schedules.
 			x := &session{o: opts, b: &sim.Backend{}}
 			for i := range idx {
-				sc := x.runSchedule(claims, ScheduleSeed(opts.Seed, i), nil)
+				sc, err := x.runSchedule(claims, ScheduleSeed(opts.Seed, i), nil)
 				sc.Index = i
+				errs[i] = err
 				results[i] = sc
 				if opts.Progress != nil {
 					mu.Lock()
@@ -326,7 +332,12 @@ func runAll(opts Options, claims []check.Name) []Schedule {
 	}
 	close(idx)
 	wg.Wait()
-	return results
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
 }
 
 // One runs the single schedule with the given seed, writing its full history
@@ -344,7 +355,7 @@ func One(opts Options, seed int64, sink history.Sink) (Schedule, error) {
 		return Schedule{}, fmt.Errorf("explore: %w", err)
 	}
 	x := &session{o: opts, b: &sim.Backend{}}
-	return x.runSchedule(claimed(alg, opts.Quorum), seed, sink), nil
+	return x.runSchedule(claimed(alg, opts.Quorum), seed, sink)
 }
 
 // claimed are the checkers the algorithm claims, without
@@ -483,10 +494,12 @@ func judged(claims []check.Name) []check.Name {
 }
 
 // runSchedule draws one schedule from its seed, plays it and judges it.
-// extra, when not nil, also receives the history with its messages.
-func (x *session) runSchedule(claims []check.Name, seed int64, extra history.Sink) Schedule {
+// extra, when not nil, also receives the history with its messages; the
+// error is a cluster that could not be started, which with extra set can
+// be extra failing to take the first records (a full disk).
+func (x *session) runSchedule(claims []check.Name, seed int64, extra history.Sink) (Schedule, error) {
 	if err := x.start(seed, extra); err != nil {
-		panic(err) // the options were checked by Run and One
+		return Schedule{}, fmt.Errorf("explore: schedule with seed %d: %w", seed, err)
 	}
 	o := x.o
 	g := newGenerator(o, seed)
@@ -518,7 +531,7 @@ func (x *session) runSchedule(claims []check.Name, seed int64, extra history.Sin
 	sc.Seed, sc.Replay = seed, ReplayCommand(o, seed)
 	sc.Simulated = x.b.Now().Sub(history.SimOrigin)
 	sc.judge(x.judge(judged(claims)), claims)
-	return sc
+	return sc, nil
 }
 
 // judge records the verdicts: the failing ones, which claimed checkers

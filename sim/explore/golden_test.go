@@ -37,7 +37,11 @@ func summarize(t *testing.T, o Options) goldenSummary {
 	}
 	o, _ = o.withDefaults()
 	h := sha256.New()
-	for _, sc := range runAll(o, res.Claimed) {
+	all, err := runAll(o, res.Claimed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range all {
 		b, err := json.Marshal(sc)
 		if err != nil {
 			t.Fatal(err)

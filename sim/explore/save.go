@@ -1,7 +1,9 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/outpath"
 	"github.com/ringleader-dev/ringleader/scenario"
 )
 
@@ -119,6 +122,43 @@ func commit() string {
 	return rev
 }
 
+// CheckSave reports, before any schedule runs, whether the schedules of
+// an exploration with o could be saved at all: it writes the scenario
+// file Save would write for a one-step schedule and parses it back, so
+// that every limit a scenario file has (scenario.MaxNodes, names, timing)
+// is the scenario package's own, found before exploring and shrinking.
+func CheckSave(o Options) error {
+	o, err := o.withDefaults()
+	if err != nil {
+		return err
+	}
+	alg, err := election.Lookup(o.Algorithm)
+	if err != nil {
+		return fmt.Errorf("explore: %w", err)
+	}
+	checker := check.NoSplitBrain
+	if c := claimed(alg, o.Quorum); len(c) > 0 {
+		checker = c[0]
+	}
+	sh := Shrunk{Seed: o.Seed, Checker: checker, Steps: []scenario.Step{scenario.WaitStep(o.Quiet)}, StepCount: 1}
+	data, err := scenario.Format(Scenario(o, sh), "")
+	if err != nil {
+		return fmt.Errorf("a shrunk schedule of this exploration cannot be saved as a scenario file: %w", err)
+	}
+	if _, err := scenario.Parse("schedule.yaml", data); err != nil {
+		var es scenario.Errors
+		if errors.As(err, &es) {
+			parts := make([]string, len(es))
+			for i, e := range es {
+				parts[i] = e.Field + ": " + e.Msg
+			}
+			return fmt.Errorf("a shrunk schedule of this exploration cannot be saved as a scenario file (%s)", strings.Join(parts, "; "))
+		}
+		return fmt.Errorf("a shrunk schedule of this exploration cannot be saved as a scenario file: %w", err)
+	}
+	return nil
+}
+
 // Save writes sh as DIR/<algorithm>-<checker>-<seed>.yaml and returns the
 // path. The file is parsed back before it is kept: a saved schedule is
 // always a valid scenario.
@@ -139,7 +179,11 @@ func Save(o Options, sh Shrunk, dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("explore: --save: %w", err)
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	err = outpath.WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	if err != nil {
 		return "", fmt.Errorf("explore: --save: %w", err)
 	}
 	return path, nil

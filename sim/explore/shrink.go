@@ -163,8 +163,15 @@ func ShrinkFailures(o Options, r Result, max int, so ShrinkOptions) ([]Shrunk, [
 	return out, errs
 }
 
+// spent reports whether the reductions must stop: the budget is used up,
+// keeping one try for widenWaits when it will make one, so that Tried never
+// passes the budget, or the deadline has passed.
 func (x *shrinker) spent() bool {
-	return x.tried >= x.so.Budget || (!x.so.Deadline.IsZero() && time.Now().After(x.so.Deadline))
+	reserve := 0
+	if x.so.WaitMargin != 1 {
+		reserve = 1
+	}
+	return x.tried >= x.so.Budget-reserve || (!x.so.Deadline.IsZero() && time.Now().After(x.so.Deadline))
 }
 
 func (x *shrinker) progress(format string, args ...any) {
@@ -326,7 +333,7 @@ func (x *shrinker) shortenWaits() bool {
 // widenWaits gives every wait its margin, keeping the result only if the
 // checker still fails with it.
 func (x *shrinker) widenWaits() {
-	if x.so.WaitMargin == 1 {
+	if x.so.WaitMargin == 1 || x.tried >= x.so.Budget {
 		return
 	}
 	cand := slices.Clone(x.best)

@@ -184,3 +184,18 @@ func TestAClaimedCheckerFailureShrinksToAFileThatFailsIt(t *testing.T) {
 		}
 	}
 }
+
+// The budget is exact: a shrink never plays more candidates than it
+// allows, the final widening of the waits included.
+func TestShrinkBudgetIsNeverExceeded(t *testing.T) {
+	o, sc := splitBrainSchedule(t)
+	for _, budget := range []int{1, 2, 3, 7} {
+		sh, err := Shrink(o, sc, check.NoSplitBrain, ShrinkOptions{Budget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sh.Tried > budget || !sh.Exhausted {
+			t.Errorf("budget %d: tried %d, exhausted %v", budget, sh.Tried, sh.Exhausted)
+		}
+	}
+}
