@@ -121,7 +121,7 @@ func TestSpecFromEnvReadsTheNodeContract(t *testing.T) {
 // reads.
 func TestDelayHelperCommandIsReadBack(t *testing.T) {
 	d, ok := parseDelayArgs([]string{"delay", "--delay", "150ms", "--jitter", "20ms", "--queue-peers", "10.0.0.2", "--queue", "3"})
-	if !ok || d.delay != 150*time.Millisecond || d.jitter != 20*time.Millisecond {
+	if !ok || d.Delay != 150*time.Millisecond || d.Jitter != 20*time.Millisecond {
 		t.Fatalf("got %+v %v", d, ok)
 	}
 	if _, ok := parseDelayArgs([]string{"apply", "--drop-out", "10.0.0.2"}); ok {
