@@ -22,6 +22,8 @@ import (
 // ComposeRun is the run label of the compose cluster (docker-compose.yml).
 const ComposeRun = "compose"
 
+var _ chaos.Attacher = (*Backend)(nil)
+
 // Attach adopts a cluster that is already running — the compose cluster
 // (run label ComposeRun) or a harness run, by its run label — instead of
 // starting one. It finds the run's node containers and network by label,
@@ -374,50 +376,6 @@ func (b *Backend) detach(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// Attached is the backend of a run that plays a scenario on a cluster that
-// is already running (`ringleader run --attach`): its Start adopts the
-// cluster labelled Run instead of starting one, after checking that it is
-// the cluster the scenario describes, and its Close leaves it running.
-// The history starts when it attaches, with what every node views then.
-type Attached struct {
-	*Backend
-	Run string
-}
-
-// Start adopts the running cluster and refuses it, saying why, when its
-// shape is not spec's: another algorithm, quorum mode, membership or
-// timing would make the scenario's deadlines and checkers mean something
-// else.
-func (a Attached) Start(ctx context.Context, spec chaos.ClusterSpec, sink history.Sink) error {
-	got, err := a.Backend.Attach(ctx, a.Run, sink)
-	if err != nil {
-		return err
-	}
-	if why := ShapeMismatch(got, spec); why != "" {
-		return fmt.Errorf("docker: the running cluster %s is not the scenario's: %s", a.Run, why)
-	}
-	return nil
-}
-
-// ShapeMismatch says how a running cluster differs from the cluster a
-// scenario wants, or "" when they match. Names and seeds do not matter.
-func ShapeMismatch(running, want chaos.ClusterSpec) string {
-	var diffs []string
-	if running.Algorithm != want.Algorithm {
-		diffs = append(diffs, fmt.Sprintf("it runs %s, the scenario wants %s", running.Algorithm, want.Algorithm))
-	}
-	if running.Quorum != want.Quorum {
-		diffs = append(diffs, fmt.Sprintf("its quorum is %s, the scenario's %s (QUORUM=%s make up starts one that matches)", running.Quorum, want.Quorum, want.Quorum))
-	}
-	if !slices.Equal(running.Members, want.Members) {
-		diffs = append(diffs, fmt.Sprintf("its members are %s, the scenario's %s", chaos.IDList(running.Members), chaos.IDList(want.Members)))
-	}
-	if rt, wt := running.Timing.WithDefaults(), want.Timing.WithDefaults(); rt != wt {
-		diffs = append(diffs, fmt.Sprintf("its timing is heartbeat %v, suspicion %v, answer %v; the scenario's %v, %v, %v", rt.Heartbeat, rt.Suspicion, rt.Answer, wt.Heartbeat, wt.Suspicion, wt.Answer))
-	}
-	return strings.Join(diffs, "; ")
 }
 
 // snapshot starts the history of an attached cluster: at this instant, one

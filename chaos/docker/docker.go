@@ -135,7 +135,7 @@ type Backend struct {
 	applied map[election.NodeID]netfilter.Rules
 	// delays are the running delay helpers, by the node whose namespace
 	// each serves (delay.go).
-	delays map[election.NodeID]delayHelper
+	delays  map[election.NodeID]delayHelper
 	helpers map[string]bool // helper container IDs not yet removed
 	// secret is the run's cluster secret, made by Start and handed to
 	// every node in its environment (docs/trust.md).
@@ -146,8 +146,8 @@ type Backend struct {
 	// view logged before it but read after stands from that instant.
 	attached, replaying bool
 	recordFrom          time.Time
-	closed  bool
-	started bool
+	closed              bool
+	started             bool
 
 	followers sync.WaitGroup
 	// life ends when Close begins: it stops the followers and cancels
