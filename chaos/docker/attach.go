@@ -319,9 +319,12 @@ func (b *Backend) adoptDelays(ctx context.Context, run string) error {
 	return nil
 }
 
-// parseDelayArgs reads `delay --delay D --jitter J ...`, the command
-// startDelay gives a delay helper.
+// parseDelayArgs reads `netfilter delay --delay D --jitter J ...`, the
+// command startDelay gives a delay helper.
 func parseDelayArgs(cmd []string) (chaos.Latency, bool) {
+	if len(cmd) > 0 && cmd[0] == "netfilter" {
+		cmd = cmd[1:]
+	}
 	if len(cmd) == 0 || cmd[0] != "delay" {
 		return chaos.Latency{}, false
 	}

@@ -121,11 +121,15 @@ func TestSpecFromEnvReadsTheNodeContract(t *testing.T) {
 // TestDelayHelperCommandIsReadBack: what startDelay writes, adoptDelays
 // reads.
 func TestDelayHelperCommandIsReadBack(t *testing.T) {
-	d, ok := parseDelayArgs([]string{"delay", "--delay", "150ms", "--jitter", "20ms", "--queue-peers", "10.0.0.2", "--queue", "3"})
+	// The command as the helper container gets it (it once went unread:
+	// the container's command begins with the subcommand netfilter).
+	b := New(WithBuild(false))
+	cmd := b.helperConfig(newNode(3, "node3", "c3", nil), []string{"delay", "--delay", "150ms", "--jitter", "20ms", "--queue-peers", "10.0.0.2", "--queue", "3"}).Config.Cmd
+	d, ok := parseDelayArgs(cmd)
 	if !ok || d.Delay != 150*time.Millisecond || d.Jitter != 20*time.Millisecond {
 		t.Fatalf("got %+v %v", d, ok)
 	}
-	if _, ok := parseDelayArgs([]string{"apply", "--drop-out", "10.0.0.2"}); ok {
+	if _, ok := parseDelayArgs([]string{"netfilter", "apply", "--drop-out", "10.0.0.2"}); ok {
 		t.Fatal("an apply helper read as a delay")
 	}
 }
