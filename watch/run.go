@@ -6,8 +6,6 @@ import (
 	"errors"
 	"io"
 	"time"
-
-	"github.com/ringleader-dev/ringleader/chaos/docker"
 )
 
 // Output is how Run shows the board on Out.
@@ -34,7 +32,8 @@ type Options struct {
 	// (see CheckLoopback); Served is told the address it listens on.
 	HTTP   string
 	Served func(url string)
-	// Engine reads the containers; nil: the local Docker engine.
+	// Engine reads the containers (required: the command line opens the
+	// local Docker engine's client).
 	Engine Engine
 	// Window is the span rates are counted over (0: DefaultRateWindow).
 	Window time.Duration
@@ -65,12 +64,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	eng := o.Engine
 	if eng == nil {
-		cli, err := docker.NewClient(ctx)
-		if err != nil {
-			return err
-		}
-		defer cli.Close()
-		eng = cli
+		return errors.New("watch: no engine to read the cluster from (Options.Engine)")
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -8,7 +8,9 @@ package chaostest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -36,13 +38,30 @@ type suite struct {
 	b      chaos.Backend
 	mem    *history.Memory
 	settle time.Duration
+	// unsupported are the kinds the backend declares it cannot carry out.
+	unsupported map[chaos.Op]bool
+}
+
+// An Option tells the suite something about the backend under test.
+type Option func(*suite)
+
+// Unsupported declares the fault kinds the backend cannot carry out: each
+// must be refused with a *chaos.UnsupportedError naming it and the backend,
+// recorded as a failed fault, with the world left as it was. Every other
+// kind must be carried out.
+func Unsupported(ops ...chaos.Op) Option {
+	return func(s *suite) {
+		for _, op := range ops {
+			s.unsupported[op] = true
+		}
+	}
 }
 
 // Run starts b, a backend not yet started, with Spec(name) and runs every
 // case; it closes b when t ends. settle bounds each wait for the cluster to
 // converge (a few seconds is enough for containers; the simulator spends
 // it in virtual time).
-func Run(t *testing.T, b chaos.Backend, name string, settle time.Duration) {
+func Run(t *testing.T, b chaos.Backend, name string, settle time.Duration, opts ...Option) {
 	mem := &history.Memory{}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -54,7 +73,10 @@ func Run(t *testing.T, b chaos.Backend, name string, settle time.Duration) {
 	if err := b.Start(context.Background(), Spec(name), mem); err != nil {
 		t.Fatalf("start %s backend: %v", b.Name(), err)
 	}
-	s := &suite{t: t, b: b, mem: mem, settle: settle}
+	s := &suite{t: t, b: b, mem: mem, settle: settle, unsupported: map[chaos.Op]bool{}}
+	for _, o := range opts {
+		o(s)
+	}
 	s.awaitLeader(t, 5)
 	for _, c := range cases {
 		if !t.Run(c.name, func(t *testing.T) { c.run(s, t) }) {
@@ -228,6 +250,108 @@ var cases = []testCase{
 		s.ok(t, resume(1), "")
 		s.awaitLeader(t, 5)
 	}},
+	{"EveryKindIsCarriedOutOrRefusedAsUnsupported", func(s *suite, t *testing.T) {
+		for _, k := range chaos.Kinds() {
+			sm, ok := samples[k.Op]
+			if !ok {
+				t.Errorf("kind %s has no entry in chaostest's samples: add one (a fault of the kind, what it does to the State, what undoes it)", k.Op)
+				continue
+			}
+			t.Run(string(k.Op), func(t *testing.T) { s.carriedOutOrUnsupported(t, sm) })
+		}
+	}},
+}
+
+// sample is one fault of a kind, for the suite's check that every kind is
+// carried out or refused as unsupported: the faults that set it up, the
+// fault, its effect on the State, and the faults that undo it.
+type sample struct {
+	before []chaos.Fault
+	fault  chaos.Fault
+	effect func(chaos.State) bool
+	undo   []chaos.Fault
+}
+
+var heal = chaos.Fault{Op: chaos.Heal}
+
+// samples holds one sample per fault kind; a kind without one fails the
+// suite, so a new kind cannot go unchecked.
+var samples = map[chaos.Op]sample{
+	chaos.Kill:    {fault: kill(1), effect: func(st chaos.State) bool { return !st.Up[1] }, undo: []chaos.Fault{restart(1)}},
+	chaos.Stop:    {fault: chaos.Fault{Op: chaos.Stop, Nodes: ids(1)}, effect: func(st chaos.State) bool { return !st.Up[1] }, undo: []chaos.Fault{restart(1)}},
+	chaos.Restart: {before: []chaos.Fault{kill(1)}, fault: restart(1), effect: func(st chaos.State) bool { return st.Live(1) }},
+	chaos.Pause:   {fault: pause(1), effect: func(st chaos.State) bool { return st.Up[1] && st.Paused[1] }, undo: []chaos.Fault{resume(1)}},
+	chaos.Resume:  {before: []chaos.Fault{pause(1)}, fault: resume(1), effect: func(st chaos.State) bool { return st.Live(1) }},
+	chaos.Partition: {fault: chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{5, 1}}},
+		effect: func(st chaos.State) bool { return !st.Reachable(5, 1) && st.Reachable(1, 5) }, undo: []chaos.Fault{heal}},
+	chaos.Heal: {before: []chaos.Fault{{Op: chaos.Partition, Links: [][2]election.NodeID{{5, 1}}}}, fault: heal,
+		effect: func(st chaos.State) bool { return !st.NetworkFaulted() }},
+	chaos.Loss: {fault: loss(0.3, 2), effect: func(st chaos.State) bool { return st.Loss[2] == 0.3 }, undo: []chaos.Fault{heal}},
+	chaos.Delay: {fault: chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: 20 * time.Millisecond},
+		effect: func(st chaos.State) bool { return st.Delay[2] == chaos.Latency{Delay: 20 * time.Millisecond} }, undo: []chaos.Fault{heal}},
+	chaos.Clock: {fault: chaos.Fault{Op: chaos.Clock, Nodes: ids(2), Rate: 2},
+		effect: func(st chaos.State) bool { return st.ClockOf(2).Rate == 2 }, undo: []chaos.Fault{{Op: chaos.Clock, Nodes: ids(2), Rate: 1}}},
+}
+
+// carriedOutOrUnsupported applies a sample's fault: a kind the backend
+// declared unsupported must be refused with *chaos.UnsupportedError and
+// change nothing; any other must succeed and show its effect in State.
+// Never another error, never silence.
+func (s *suite) carriedOutOrUnsupported(t *testing.T, sm sample) {
+	t.Helper()
+	f := sm.fault
+	for _, b := range sm.before {
+		s.ok(t, b, "")
+	}
+	before := s.b.State()
+	err := s.b.Apply(context.Background(), f, "")
+	var un *chaos.UnsupportedError
+	switch {
+	case s.unsupported[f.Op]:
+		if !errors.As(err, &un) || un.Op != f.Op || un.Backend != s.b.Name() {
+			t.Fatalf("%s on %s: error %v, want the explicit unsupported outcome (*chaos.UnsupportedError for %s on %s)", f.Op, s.b.Name(), err, f.Op, s.b.Name())
+		}
+		s.recorded(t, f, history.FaultFail, "")
+		if after := s.b.State(); !sameFaults(before, after) {
+			t.Fatalf("%s was refused as unsupported, yet the world changed: %s, cut %v, degraded %v, clocks %v", f.Op, after.Describe(Members), keys(after.Cut), degraded(after), after.Clocks)
+		}
+	case errors.As(err, &un):
+		t.Fatalf("%s: refused as unsupported on %s (%v); if this backend cannot carry it out, declare it with chaostest.Unsupported", f.Op, s.b.Name(), err)
+	case err != nil:
+		t.Fatalf("%s %v: %v (want it carried out, or refused as unsupported)", f.Op, f.Nodes, err)
+	default:
+		s.recorded(t, f, history.FaultOK, "")
+		if st := s.b.State(); !sm.effect(st) {
+			t.Fatalf("%s returned, but its effect is not in the State: %s, cut %v, degraded %v, clocks %v", f.Op, st.Describe(Members), keys(st.Cut), degraded(st), st.Clocks)
+		}
+		for _, u := range sm.undo {
+			s.ok(t, u, "")
+		}
+	}
+	if s.unsupported[f.Op] {
+		// Only the set-up is left to undo.
+		for _, b := range sm.before {
+			s.ok(t, undoOf(b), "")
+		}
+	}
+	s.awaitLeader(t, 5)
+}
+
+// undoOf is the fault that undoes a sample's set-up fault.
+func undoOf(f chaos.Fault) chaos.Fault {
+	switch f.Op {
+	case chaos.Kill, chaos.Stop:
+		return restart(f.Nodes...)
+	case chaos.Pause:
+		return resume(f.Nodes...)
+	}
+	return heal
+}
+
+// sameFaults reports whether two states hold the same faults in force.
+func sameFaults(a, b chaos.State) bool {
+	return maps.Equal(a.Up, b.Up) && maps.Equal(a.Paused, b.Paused) && maps.Equal(a.Cut, b.Cut) &&
+		maps.Equal(a.Loss, b.Loss) && maps.Equal(a.Delay, b.Delay) && maps.Equal(a.Clocks, b.Clocks)
 }
 
 func ids(l ...election.NodeID) []election.NodeID { return l }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,12 +15,15 @@ import (
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/chaos/netfilter"
+	"github.com/ringleader-dev/ringleader/chaos/rules"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 )
 
 // ComposeRun is the run label of the compose cluster (docker-compose.yml).
 const ComposeRun = "compose"
+
+var _ chaos.Attacher = (*Backend)(nil)
 
 // Attach adopts a cluster that is already running — the compose cluster
 // (run label ComposeRun) or a harness run, by its run label — instead of
@@ -67,9 +69,6 @@ func (b *Backend) Attach(ctx context.Context, run string, sink history.Sink) (ch
 	if err != nil {
 		return chaos.ClusterSpec{}, err
 	}
-	b.mu.Lock()
-	b.spec = spec
-	b.mu.Unlock()
 	if err := b.adoptNetwork(ctx, run); err != nil {
 		return chaos.ClusterSpec{}, err
 	}
@@ -102,7 +101,7 @@ func (b *Backend) Attach(ctx context.Context, run string, sink history.Sink) (ch
 	// says last (a node still electing may have none yet).
 	caught, err := b.waitFor(ctx, b.cfg.bootTimeout, func() bool {
 		for _, n := range b.nodes {
-			if n.up && len(n.boots) == 0 {
+			if b.world.Up[n.id] && len(n.rec.Boots) == 0 {
 				return false
 			}
 		}
@@ -132,6 +131,11 @@ func (b *Backend) adoptNodes(ctx context.Context, run string) (chaos.ClusterSpec
 		return chaos.ClusterSpec{}, fmt.Errorf("docker: no node container is labelled %s=%s: no such cluster is running (%s)", LabelRun, run, hint)
 	}
 	var spec chaos.ClusterSpec
+	type proc struct {
+		id              election.NodeID
+		running, paused bool
+	}
+	var procs []proc
 	for _, c := range cs.Items {
 		res, err := b.cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{})
 		if err != nil {
@@ -157,15 +161,22 @@ func (b *Backend) adoptNodes(ctx context.Context, run string) (chaos.ClusterSpec
 			// netfilter command of the same build.
 			b.cfg.image = ct.Config.Image
 		}
-		up := ct.State != nil && ct.State.Running
-		b.nodes[id] = &node{id: id, name: name, cid: ct.ID, up: up, lastSeq: map[string]uint64{}, started: make(chan struct{}, 1)}
-		b.paused[id] = ct.State != nil && ct.State.Paused
+		b.nodes[id] = newNode(id, name, ct.ID, nil)
+		procs = append(procs, proc{id, ct.State != nil && ct.State.Running, ct.State != nil && ct.State.Paused})
 	}
 	for _, id := range spec.Members {
 		if b.nodes[id] == nil {
 			return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: node %d is a member but has no container", run, id)
 		}
 	}
+	// The world starts with every node down and nothing in force; what
+	// the engine says of each process is applied to it.
+	b.mu.Lock()
+	b.spec = spec
+	for _, p := range procs {
+		b.adoptProcessLocked(p.id, p.running, p.paused)
+	}
+	b.mu.Unlock()
 	return spec, nil
 }
 
@@ -244,23 +255,18 @@ func (b *Backend) adoptNetwork(ctx context.Context, run string) error {
 	return nil
 }
 
-// adoptRules reads back every running node's netfilter rules and turns
-// them into the cuts and losses in force: a drop-out rule at a to b's
-// address is the cut a→b, a drop-in rule at b from a's address is the cut
-// a→b too.
+// adoptRules reads back every running node's netfilter rules and applies
+// the faults they carry out (rules.Faults) to the world.
 func (b *Backend) adoptRules(ctx context.Context) error {
-	byIP := map[netip.Addr]election.NodeID{}
 	var running []*node
 	b.mu.Lock()
 	for id, n := range b.nodes {
-		if a, err := netip.ParseAddr(n.ip); err == nil {
-			byIP[a] = id
-		}
-		if n.up {
+		if b.world.Up[id] {
 			running = append(running, n)
 		}
 	}
 	b.mu.Unlock()
+	held := map[election.NodeID]netfilter.Rules{}
 	var errs []error
 	for _, n := range running {
 		out, err := b.helperShow(ctx, n)
@@ -273,30 +279,24 @@ func (b *Backend) adoptRules(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("node %d's rules %q: %w", n.id, out, err))
 			continue
 		}
-		b.mu.Lock()
+		held[n.id] = r
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for id, r := range held {
 		if !r.Empty() {
-			b.applied[n.id] = r
+			b.applied[id] = r
 		}
-		for _, a := range r.DropOut {
-			if to, ok := byIP[a]; ok {
-				b.cut[[2]election.NodeID{n.id, to}] = true
-			}
-		}
-		for _, a := range r.DropIn {
-			if from, ok := byIP[a]; ok {
-				b.cut[[2]election.NodeID{from, n.id}] = true
-			}
-		}
-		if r.LossPercent > 0 && len(r.LossPeers) > 0 {
-			b.loss[n.id] = r.LossPercent
-		}
-		b.mu.Unlock()
+	}
+	for _, f := range rules.Faults(b.spec.Members, b.addrsLocked(), held) {
+		b.world.Apply(f, b.spec.Members)
 	}
 	return errors.Join(errs...)
 }
 
-// adoptDelays finds the run's running delay helpers: their command says
-// the delay, their network mode whose namespace they serve.
+// adoptDelays finds the run's running delay helpers — their command says
+// the delay, their network mode whose namespace they serve — and applies
+// each delay to the world.
 func (b *Backend) adoptDelays(ctx context.Context, run string) error {
 	f := runFilter(run).Add("label", LabelRole+"="+RoleNetfilter)
 	cs, err := b.cli.ContainerList(ctx, client.ContainerListOptions{Filters: f})
@@ -318,38 +318,41 @@ func (b *Backend) adoptDelays(ctx context.Context, run string) error {
 		if !ok {
 			continue
 		}
-		d, ok := parseDelayArgs(res.Container.Config.Cmd)
+		lat, ok := parseDelayArgs(res.Container.Config.Cmd)
 		if !ok {
 			continue
 		}
-		d.queue, d.helper = uint16(id), c.ID
 		b.mu.Lock()
-		b.delay[id] = d
+		b.delays[id] = delayHelper{cid: c.ID, latency: lat}
+		b.world.Apply(chaos.Fault{Op: chaos.Delay, Nodes: []election.NodeID{id}, Delay: lat.Delay, Jitter: lat.Jitter}, b.spec.Members)
 		b.mu.Unlock()
 	}
 	return nil
 }
 
-// parseDelayArgs reads `delay --delay D --jitter J ...`, the command
-// startDelay gives a delay helper.
-func parseDelayArgs(cmd []string) (delaySpec, bool) {
-	if len(cmd) == 0 || cmd[0] != "delay" {
-		return delaySpec{}, false
+// parseDelayArgs reads `netfilter delay --delay D --jitter J ...`, the
+// command startDelay gives a delay helper.
+func parseDelayArgs(cmd []string) (chaos.Latency, bool) {
+	if len(cmd) > 0 && cmd[0] == "netfilter" {
+		cmd = cmd[1:]
 	}
-	var d delaySpec
+	if len(cmd) == 0 || cmd[0] != "delay" {
+		return chaos.Latency{}, false
+	}
+	var d chaos.Latency
 	for i := 1; i+1 < len(cmd); i++ {
 		var dst *time.Duration
 		switch cmd[i] {
 		case "--delay":
-			dst = &d.delay
+			dst = &d.Delay
 		case "--jitter":
-			dst = &d.jitter
+			dst = &d.Jitter
 		default:
 			continue
 		}
 		v, err := time.ParseDuration(cmd[i+1])
 		if err != nil {
-			return delaySpec{}, false
+			return chaos.Latency{}, false
 		}
 		*dst = v
 		i++
@@ -365,8 +368,8 @@ func (b *Backend) detach(ctx context.Context) error {
 	b.mu.Lock()
 	cli := b.cli
 	keep := map[string]bool{}
-	for _, d := range b.delay {
-		keep[d.helper] = true
+	for _, h := range b.delays {
+		keep[h.cid] = true
 	}
 	var gone []string
 	for id := range b.helpers {
@@ -389,67 +392,6 @@ func (b *Backend) detach(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Attached is the backend of a run that plays a scenario on a cluster that
-// is already running (`ringleader run --attach`): its Start adopts the
-// cluster labelled Run instead of starting one, after checking that it is
-// the cluster the scenario describes, and its Close leaves it running.
-// The history starts when it attaches, with what every node views then.
-type Attached struct {
-	*Backend
-	Run string
-}
-
-// Start adopts the running cluster and refuses it, saying why, when its
-// shape is not spec's: another algorithm, quorum mode, membership or
-// timing would make the scenario's deadlines and checkers mean something
-// else.
-func (a Attached) Start(ctx context.Context, spec chaos.ClusterSpec, sink history.Sink) error {
-	got, err := a.Backend.Attach(ctx, a.Run, sink)
-	if err != nil {
-		return err
-	}
-	if why := ShapeMismatch(got, spec); why != "" {
-		return fmt.Errorf("docker: the running cluster %s is not the scenario's: %s", a.Run, why)
-	}
-	return nil
-}
-
-// resolved is s with its quorum mode and options resolved to its
-// algorithm's defaults where left out, so that "not given" and the default
-// compare equal; s as it is when it names no known algorithm or asks for
-// what the algorithm does not take (the comparison then shows it).
-func resolved(s chaos.ClusterSpec) chaos.ClusterSpec {
-	if a, err := election.Lookup(s.Algorithm); err == nil {
-		if q, o, err := a.Resolve(s.Quorum, s.Options); err == nil {
-			s.Quorum, s.Options = q, o
-		}
-	}
-	return s
-}
-
-// ShapeMismatch says how a running cluster differs from the cluster a
-// scenario wants, or "" when they match. Names and seeds do not matter.
-func ShapeMismatch(running, want chaos.ClusterSpec) string {
-	running, want = resolved(running), resolved(want)
-	var diffs []string
-	if running.Algorithm != want.Algorithm {
-		diffs = append(diffs, fmt.Sprintf("it runs %s, the scenario wants %s", running.Algorithm, want.Algorithm))
-	}
-	if running.Quorum != want.Quorum {
-		diffs = append(diffs, fmt.Sprintf("its quorum is %s, the scenario's %s (QUORUM=%s make up starts one that matches)", running.Quorum, want.Quorum, want.Quorum))
-	}
-	if !maps.Equal(running.Options, want.Options) {
-		diffs = append(diffs, fmt.Sprintf("its options are %q, the scenario's %q (OPTIONS=%q make up starts one that matches)", running.Options.String(), want.Options.String(), want.Options.String()))
-	}
-	if !slices.Equal(running.Members, want.Members) {
-		diffs = append(diffs, fmt.Sprintf("its members are %s, the scenario's %s", chaos.IDList(running.Members), chaos.IDList(want.Members)))
-	}
-	if rt, wt := running.Timing.WithDefaults(), want.Timing.WithDefaults(); rt != wt {
-		diffs = append(diffs, fmt.Sprintf("its timing is heartbeat %v, suspicion %v, answer %v; the scenario's %v, %v, %v", rt.Heartbeat, rt.Suspicion, rt.Answer, wt.Heartbeat, wt.Suspicion, wt.Answer))
-	}
-	return strings.Join(diffs, "; ")
-}
-
 // snapshot starts the history of an attached cluster: at this instant, one
 // view record per running node with the view its log shows last (carrying
 // that line's boot and seq, so the records that follow continue its
@@ -460,12 +402,12 @@ func (b *Backend) snapshot() {
 	now := time.Now()
 	for _, id := range b.spec.Members {
 		n := b.nodes[id]
-		v, ok := b.views[id]
-		if n == nil || !n.up || !ok || len(n.boots) == 0 {
+		v, ok := b.world.Views[id]
+		if n == nil || !b.world.Up[id] || !ok || len(n.rec.Boots) == 0 {
 			continue
 		}
-		boot := n.boots[len(n.boots)-1]
-		b.appendRecordLocked(history.Record{Time: now, Process: "node", Kind: history.KindView, Node: id, Boot: boot, Seq: n.lastSeq[boot], View: &v})
+		boot := n.rec.LastBoot()
+		b.appendRecordLocked(history.Record{Time: now, Process: "node", Kind: history.KindView, Node: id, Boot: boot, Seq: n.rec.LastSeq(boot), View: &v})
 	}
 	b.replaying, b.recordFrom = false, now
 }

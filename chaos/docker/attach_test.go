@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +22,8 @@ func TestAttachSeesTheRunningClusterAndLeavesIt(t *testing.T) {
 	owner, _ := startCluster(t, 3)
 	await(t, owner, "all on 3", allSee(ids(1, 2, 3), 3))
 	apply(t, owner, chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 3}}})
+	apply(t, owner, chaos.Fault{Op: chaos.Loss, Nodes: ids(1), Loss: 0.2})
+	apply(t, owner, chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: 20 * time.Millisecond, Jitter: 5 * time.Millisecond})
 
 	a := New(WithBuild(false), WithProgress(testWriter{t}))
 	mem := &history.Memory{}
@@ -29,12 +32,15 @@ func TestAttachSeesTheRunningClusterAndLeavesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := spec(owner.Run(), 3)
-	if why := ShapeMismatch(got, want); why != "" || got.Name != owner.Run() {
+	if why := chaos.ShapeMismatch(got, want); why != "" || got.Name != owner.Run() {
 		t.Fatalf("attached to %+v, want the shape of %+v: %s", got, want, why)
 	}
 	st := a.State()
 	if !st.Cut[[2]election.NodeID{1, 3}] || st.Cut[[2]election.NodeID{3, 1}] {
 		t.Errorf("attached backend reads cuts %v, want exactly 1→3", st.Cut)
+	}
+	if !maps.Equal(st.Loss, owner.State().Loss) || !maps.Equal(st.Delay, owner.State().Delay) || len(st.Loss) != 1 || len(st.Delay) != 1 {
+		t.Errorf("attached backend reads loss %v and delay %v, the owner holds %v and %v", st.Loss, st.Delay, owner.State().Loss, owner.State().Delay)
 	}
 	for _, id := range ids(1, 2, 3) {
 		if st.Views[id].Leader != owner.State().Views[id].Leader {
@@ -52,6 +58,16 @@ func TestAttachSeesTheRunningClusterAndLeavesIt(t *testing.T) {
 		}
 	}
 
+	// The attached world is the one faults work on: heal lifts what the
+	// owner put in force (the delay helper the attach adopted too).
+	if err := a.Apply(context.Background(), chaos.Fault{Op: chaos.Heal}, "all"); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids(1, 2, 3) {
+		if r := readRules(t, a, id); !r.Empty() {
+			t.Errorf("node %d holds %s after the attached heal, want nothing", id, r)
+		}
+	}
 	if err := a.Apply(context.Background(), chaos.Fault{Op: chaos.Kill, Nodes: ids(3)}, "[3]"); err != nil {
 		t.Fatal(err)
 	}
@@ -74,32 +90,6 @@ func TestAttachRefusesWhatIsNotThere(t *testing.T) {
 	dockertest.Require(t)
 	if _, err := New(WithBuild(false)).Attach(context.Background(), "no-such-run-"+strings.ToLower(t.Name()), nil); err == nil || !strings.Contains(err.Error(), "no such cluster is running") {
 		t.Fatalf("err %v", err)
-	}
-}
-
-func TestShapeMismatchSaysHow(t *testing.T) {
-	base := chaos.ClusterSpec{Algorithm: "bully", Members: ids(1, 2, 3), Timing: election.Timing{Heartbeat: 100 * time.Millisecond}}
-	if why := ShapeMismatch(base, base); why != "" {
-		t.Fatalf("identical: %s", why)
-	}
-	// Not given is the algorithm's default: bully's is none.
-	none := base
-	none.Quorum = election.NoQuorum
-	if why := ShapeMismatch(none, base); why != "" {
-		t.Fatalf("quorum none against quorum left out (bully's default): %s", why)
-	}
-	opts := base
-	opts.Options = election.Options{"prevote": "false"}
-	if why := ShapeMismatch(base, opts); !strings.Contains(why, `its options are "", the scenario's "prevote=false"`) {
-		t.Errorf("options differ, but: %q", why)
-	}
-	other := base
-	other.Quorum, other.Members, other.Algorithm = election.Majority, ids(1, 2, 3, 4), "ring"
-	why := ShapeMismatch(base, other)
-	for _, w := range []string{"runs bully, the scenario wants ring", "quorum", "[1,2,3,4]"} {
-		if !strings.Contains(why, w) {
-			t.Errorf("%q does not say %q", why, w)
-		}
 	}
 }
 
@@ -133,11 +123,15 @@ func TestSpecFromEnvReadsTheNodeContract(t *testing.T) {
 // TestDelayHelperCommandIsReadBack: what startDelay writes, adoptDelays
 // reads.
 func TestDelayHelperCommandIsReadBack(t *testing.T) {
-	d, ok := parseDelayArgs([]string{"delay", "--delay", "150ms", "--jitter", "20ms", "--queue-peers", "10.0.0.2", "--queue", "3"})
-	if !ok || d.delay != 150*time.Millisecond || d.jitter != 20*time.Millisecond {
+	// The command as the helper container gets it (it once went unread:
+	// the container's command begins with the subcommand netfilter).
+	b := New(WithBuild(false))
+	cmd := b.helperConfig(newNode(3, "node3", "c3", nil), []string{"delay", "--delay", "150ms", "--jitter", "20ms", "--queue-peers", "10.0.0.2", "--queue", "3"}).Config.Cmd
+	d, ok := parseDelayArgs(cmd)
+	if !ok || d.Delay != 150*time.Millisecond || d.Jitter != 20*time.Millisecond {
 		t.Fatalf("got %+v %v", d, ok)
 	}
-	if _, ok := parseDelayArgs([]string{"apply", "--drop-out", "10.0.0.2"}); ok {
+	if _, ok := parseDelayArgs([]string{"netfilter", "apply", "--drop-out", "10.0.0.2"}); ok {
 		t.Fatal("an apply helper read as a delay")
 	}
 }

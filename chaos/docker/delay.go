@@ -16,78 +16,52 @@ import (
 	"github.com/ringleader-dev/ringleader/election"
 )
 
-// delaySpec is one node's delay: its NFQUEUE number and the long-lived
-// helper container releasing the queue ("" while none runs).
-type delaySpec struct {
-	queue  uint16
-	delay  time.Duration
-	jitter time.Duration
-	helper string
+// delayHelper is the long-lived helper container releasing one node's
+// NFQUEUE, and the latency it adds. The kernel has no netem, so a helper in
+// each delayed node's namespace binds an NFQUEUE, the rules queue the
+// peers' packets there, and the helper accepts each one after
+// delay±jitter. It is physical state — which container serves which
+// namespace — not world: the world's delays are chaos.State.Delay.
+type delayHelper struct {
+	cid     string
+	latency chaos.Latency
 }
 
-// applyDelay delays every packet to and from the target nodes' peers. The
-// kernel has no netem, so a long-lived helper in each target's namespace
-// binds an NFQUEUE, the rules queue the peers' packets there, and the
-// helper accepts each one after delay±jitter.
-// A delay of 0 with no jitter removes the targets' delay (chaos.Decide has
-// checked the rest).
-func (b *Backend) applyDelay(ctx context.Context, f chaos.Fault) error {
-	remove := f.Delay == 0 && f.Jitter == 0
-	var old []string
-	b.mu.Lock()
-	for _, id := range f.Nodes {
-		if d, ok := b.delay[id]; ok && d.helper != "" {
-			old = append(old, d.helper)
-		}
-		if remove {
-			delete(b.delay, id)
-			continue
-		}
-		// The queue number only needs to be unique inside one
-		// namespace; the node ID is.
-		b.delay[id] = delaySpec{queue: uint16(id), delay: f.Delay, jitter: f.Jitter}
-	}
-	b.mu.Unlock()
-	if err := b.removeContainers(ctx, old); err != nil {
-		return err
-	}
-	if remove {
-		return b.syncRules(ctx)
-	}
-	return b.ensureDelays(ctx)
-}
-
-// ensureDelays starts a delay helper for every running node that should
-// have one and has none (after applyDelay, or after a restart).
+// ensureDelays starts a delay helper for every running node the world
+// delays that has none (after a delay fault, or after a restart).
 func (b *Backend) ensureDelays(ctx context.Context) error {
 	type job struct {
-		n    *node
-		spec delaySpec
+		n   *node
+		lat chaos.Latency
 	}
 	var jobs []job
 	b.mu.Lock()
-	for id, d := range b.delay {
-		if n := b.nodes[id]; n != nil && n.up && d.helper == "" {
-			jobs = append(jobs, job{n, d})
+	for _, id := range b.spec.Members {
+		lat, delayed := b.world.Delay[id]
+		_, serving := b.delays[id]
+		if n := b.nodes[id]; n != nil && delayed && !serving && b.world.Up[id] {
+			jobs = append(jobs, job{n, lat})
 		}
 	}
 	b.mu.Unlock()
 	var errs []error
 	for _, j := range jobs {
-		if err := b.startDelay(ctx, j.n, j.spec); err != nil {
+		if err := b.startDelay(ctx, j.n, j.lat); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-func (b *Backend) startDelay(ctx context.Context, n *node, d delaySpec) error {
+// startDelay starts n's delay helper, which installs n's whole rule set
+// as the world wants it and then releases the queue.
+func (b *Backend) startDelay(ctx context.Context, n *node, lat chaos.Latency) error {
 	b.mu.Lock()
 	cli := b.cli
 	want := b.wantRulesLocked(n.id)
 	b.mu.Unlock()
 	t0 := time.Now()
-	args := append([]string{"delay", "--delay", d.delay.String(), "--jitter", d.jitter.String()}, want.Args()...)
+	args := append([]string{"delay", "--delay", lat.Delay.String(), "--jitter", lat.Jitter.String()}, want.Args()...)
 	opts := b.helperConfig(n, args)
 	created, err := cli.ContainerCreate(ctx, opts)
 	if err != nil {
@@ -106,13 +80,10 @@ func (b *Backend) startDelay(ctx context.Context, n *node, d delaySpec) error {
 		return fmt.Errorf("docker: delay helper for node %d (%s): %w", n.id, strings.Join(args, " "), err)
 	}
 	b.mu.Lock()
-	if cur, ok := b.delay[n.id]; ok && cur.helper == "" {
-		cur.helper = id
-		b.delay[n.id] = cur
-		b.applied[n.id] = want
-	}
+	b.delays[n.id] = delayHelper{cid: id, latency: lat}
+	b.applied[n.id] = want
 	b.mu.Unlock()
-	b.logf("netfilter node %d: delay %v±%v (%s) in place after %v", n.id, d.delay, d.jitter, want, time.Since(t0).Round(time.Millisecond))
+	b.logf("netfilter node %d: delay %v±%v (%s) in place after %v", n.id, lat.Delay, lat.Jitter, want, time.Since(t0).Round(time.Millisecond))
 	return nil
 }
 
@@ -152,38 +123,26 @@ func (b *Backend) awaitReady(ctx context.Context, id string) error {
 	return fmt.Errorf("exited before binding its queue: %s", msg)
 }
 
-// stopDelays removes every delay helper; the caller's syncRules then
-// takes the queue rules out.
-func (b *Backend) stopDelays(ctx context.Context) error {
+// forgetNamespace forgets what node id's namespace held: it went with the
+// process, so its rules are none and its delay helper serves nothing (the
+// helper goes). Both come back when the node starts again.
+func (b *Backend) forgetNamespace(ctx context.Context, id election.NodeID) error {
 	b.mu.Lock()
-	ids := b.delayHelpersLocked()
-	clear(b.delay)
+	delete(b.applied, id)
+	h, ok := b.delays[id]
+	delete(b.delays, id)
 	b.mu.Unlock()
-	return b.removeContainers(ctx, ids)
-}
-
-// dropDelayHelper forgets node id's delay helper (its namespace is gone
-// with the process); the delay comes back with the node.
-func (b *Backend) dropDelayHelper(ctx context.Context, id election.NodeID) error {
-	b.mu.Lock()
-	d, ok := b.delay[id]
-	var ids []string
-	if ok && d.helper != "" {
-		ids = []string{d.helper}
-		d.helper = ""
-		b.delay[id] = d
+	if !ok {
+		return nil
 	}
-	b.mu.Unlock()
-	return b.removeContainers(ctx, ids)
+	return b.removeContainers(ctx, []string{h.cid})
 }
 
 // delayHelpersLocked lists the delay helpers' container IDs.
 func (b *Backend) delayHelpersLocked() []string {
 	var out []string
-	for _, d := range b.delay {
-		if d.helper != "" {
-			out = append(out, d.helper)
-		}
+	for _, h := range b.delays {
+		out = append(out, h.cid)
 	}
 	return out
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
+	"github.com/ringleader-dev/ringleader/chaos/logrecord"
 	"github.com/ringleader-dev/ringleader/chaos/netfilter"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
@@ -124,13 +125,17 @@ type Backend struct {
 	netID   string
 	netName string
 	nodes   map[election.NodeID]*node
-	views   map[election.NodeID]election.View
-	paused  map[election.NodeID]bool
-	cut     map[[2]election.NodeID]bool
-	loss    map[election.NodeID]int // percent
-	delay   map[election.NodeID]delaySpec
-	// applied is what each node's namespace holds now (absent: nothing).
+	// world is the world model: every view, and what the faults in force
+	// have done. chaos.State.Apply is the only code that changes its
+	// fault part; the hooks (faults.go) then make the containers and
+	// their namespaces match it.
+	world chaos.State
+	// applied is what each node's namespace holds now (absent: nothing):
+	// what the rules were reconciled to, not what the world wants.
 	applied map[election.NodeID]netfilter.Rules
+	// delays are the running delay helpers, by the node whose namespace
+	// each serves (delay.go).
+	delays  map[election.NodeID]delayHelper
 	helpers map[string]bool // helper container IDs not yet removed
 	// secret is the run's cluster secret, made by Start and handed to
 	// every node in its environment (docs/trust.md).
@@ -141,10 +146,8 @@ type Backend struct {
 	// view logged before it but read after stands from that instant.
 	attached, replaying bool
 	recordFrom          time.Time
-	// gaps counts log sequence gaps noticed (each is also a mark record).
-	gaps    int
-	closed  bool
-	started bool
+	closed              bool
+	started             bool
 
 	followers sync.WaitGroup
 	// life ends when Close begins: it stops the followers and cancels
@@ -162,11 +165,8 @@ type Backend struct {
 func (b *Backend) takeRunLocked(run string, sink history.Sink) {
 	b.started, b.run, b.sink = true, run, sink
 	b.nodes = map[election.NodeID]*node{}
-	b.views = map[election.NodeID]election.View{}
-	b.paused = map[election.NodeID]bool{}
-	b.cut = map[[2]election.NodeID]bool{}
-	b.loss = map[election.NodeID]int{}
-	b.delay = map[election.NodeID]delaySpec{}
+	b.world = chaos.NewState()
+	b.delays = map[election.NodeID]delayHelper{}
 	b.applied = map[election.NodeID]netfilter.Rules{}
 	b.helpers = map[string]bool{}
 }
@@ -191,24 +191,26 @@ type node struct {
 	name      string
 	cid       string                          // the container's ID
 	container *testcontainers.DockerContainer // nil when attached: not ours to remove
-	up        bool
 	ip        string
-	// boots lists boot IDs in the order seen; lastSeq is each boot's
-	// highest seq.
-	boots   []string
-	lastSeq map[string]uint64
+	// rec reads the node's log into history records (package logrecord).
+	rec *logrecord.Node
 	// lastTS is the docker timestamp of the newest line read, where a
-	// re-attached follower resumes (dedupe absorbs the overlap).
+	// re-attached follower resumes (rec absorbs the overlap).
 	lastTS time.Time
-	// lastText is the last line the node wrote that is not a log
-	// record (a fatal error goes to stderr as text), clipped: what
-	// an exit report quotes.
-	lastText string
 	// started is signalled after a restart so the follower re-attaches.
 	started chan struct{}
-	// gen counts restarts, so a follower that saw the container down
-	// does not mark it down after a restart it raced with.
-	gen int
+	// busy is set while a lifecycle fault on the node is carried out,
+	// and gen counts the starts and ends of those: a follower that saw
+	// the container stopped marks the node down only when no fault on it
+	// was in flight meanwhile (the world changes before the container
+	// does, so a restart's node is up in the world before it runs).
+	busy bool
+	gen  int
+}
+
+// newNode is the book-keeping of node id's container cid.
+func newNode(id election.NodeID, name, cid string, c *testcontainers.DockerContainer) *node {
+	return &node{id: id, name: name, cid: cid, container: c, rec: logrecord.NewNode(id), started: make(chan struct{}, 1)}
 }
 
 // New returns a docker backend.
@@ -251,34 +253,7 @@ func (b *Backend) State() chaos.State {
 	return b.stateLocked()
 }
 
-func (b *Backend) stateLocked() chaos.State {
-	st := chaos.NewState()
-	for id, v := range b.views {
-		st.Views[id] = v
-	}
-	for id, n := range b.nodes {
-		st.Up[id] = n.up
-	}
-	for id, p := range b.paused {
-		if p {
-			st.Paused[id] = true
-		}
-	}
-	for l, c := range b.cut {
-		if c {
-			st.Cut[l] = true
-		}
-	}
-	for id, p := range b.loss {
-		if p > 0 {
-			st.Loss[id] = float64(p) / 100
-		}
-	}
-	for id, d := range b.delay {
-		st.Delay[id] = chaos.Latency{Delay: d.delay, Jitter: d.jitter}
-	}
-	return st
-}
+func (b *Backend) stateLocked() chaos.State { return b.world.Clone() }
 
 // Await returns true as soon as cond holds, re-evaluating it whenever a
 // record arrives or a fault changes the state, or false after d.
@@ -310,7 +285,11 @@ func (b *Backend) Await(ctx context.Context, d time.Duration, cond func(chaos.St
 func (b *Backend) Gaps() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.gaps
+	gaps := 0
+	for _, n := range b.nodes {
+		gaps += n.rec.Gaps
+	}
+	return gaps
 }
 
 // NodeIP returns a node's address on the run network (empty when down).

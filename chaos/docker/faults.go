@@ -4,24 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/netip"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/chaos/netfilter"
+	"github.com/ringleader-dev/ringleader/chaos/rules"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 )
 
 // Apply injects f and returns once it is in effect, recording the fault's
-// invoke and its ok or fail in the history.
+// invoke and its ok or fail in the history. It goes as the simulator does:
+// chaos.Decide decides the fault's edges, State.Apply changes the world
+// model, and the kind's hook makes the containers and their namespaces
+// match the model. A kind with no hook here is refused, before the world
+// changes, with chaos.Unsupported.
 func (b *Backend) Apply(ctx context.Context, f chaos.Fault, target string) error {
 	ctx, done, ok := b.begin(ctx)
 	defer done()
@@ -38,14 +42,12 @@ func (b *Backend) Apply(ctx context.Context, f chaos.Fault, target string) error
 	defer b.applyMu.Unlock()
 	b.appendRecord(f.Record(b.Now(), target, history.FaultInvoke, "", nil))
 	t0 := time.Now()
-	b.mu.Lock()
-	st := b.stateLocked()
-	b.mu.Unlock()
-	out, err := chaos.Decide(f, st, b.spec.Members)
+	out, err := b.decide(f)
+	if err == nil {
+		err = b.carryOut(ctx, out.Fault)
+	}
 	if err != nil {
 		err = fmt.Errorf("docker: %w", err)
-	} else {
-		err = b.apply(ctx, out.Fault)
 	}
 	phase := history.FaultOK
 	if err != nil {
@@ -58,42 +60,125 @@ func (b *Backend) Apply(ctx context.Context, f chaos.Fault, target string) error
 	return err
 }
 
-// apply carries out a fault chaos.Decide has checked.
-func (b *Backend) apply(ctx context.Context, f chaos.Fault) error {
-	switch f.Op {
-	case chaos.Kill, chaos.Stop, chaos.Restart, chaos.Pause, chaos.Resume:
-		return b.eachNode(ctx, f.Nodes, func(n *node) error { return b.lifecycle(ctx, f.Op, n) })
-	case chaos.Partition:
-		b.mu.Lock()
-		for _, l := range f.CutLinks(b.spec.Members) {
-			b.cut[l] = true
-		}
-		b.notifyLocked()
-		b.mu.Unlock()
-		return b.syncRules(ctx)
-	case chaos.Loss:
-		b.mu.Lock()
-		for _, id := range f.Nodes {
-			if p := int(math.Round(f.Loss * 100)); p > 0 {
-				b.loss[id] = p
-			} else {
-				delete(b.loss, id)
-			}
-		}
-		b.mu.Unlock()
-		return b.syncRules(ctx)
-	case chaos.Delay:
-		return b.applyDelay(ctx, f)
-	case chaos.Heal:
-		b.mu.Lock()
-		clear(b.cut)
-		clear(b.loss)
-		b.notifyLocked()
-		b.mu.Unlock()
-		err := b.stopDelays(ctx)
-		return errors.Join(err, b.syncRules(ctx))
+// decide refuses a kind this backend has no hook for, then decides f's
+// edges against the world as every backend does.
+func (b *Backend) decide(f chaos.Fault) (chaos.Outcome, error) {
+	if _, known := chaos.KindOf(f.Op); known && hooks[f.Op] == nil {
+		return chaos.Outcome{}, chaos.Unsupported(f.Op, b.Name())
 	}
-	return fmt.Errorf("docker: unknown fault %q (valid: %v)", f.Op, chaos.Ops)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return chaos.Decide(f, b.world, b.spec.Members)
+}
+
+// A hook carries out the imperative part of fault f, whose effect the
+// world model already holds: it brings the containers and their network
+// namespaces to what the model says.
+type hook func(b *Backend, ctx context.Context, f chaos.Fault) error
+
+// hooks is what this backend can carry out, one hook per fault kind: the
+// one table that says what containers can do. A kind without an entry is
+// unsupported on docker (Apply refuses it with chaos.Unsupported, and the
+// conformance suite holds that outcome).
+//
+// chaos.Clock has no hook yet: the harness→node control channel that
+// changes a running node's clock comes with control.go, and its hook is
+// then one line here (chaos.Clock: (*Backend).clock).
+var hooks = map[chaos.Op]hook{
+	chaos.Kill:      eachNode((*Backend).crash),
+	chaos.Stop:      eachNode((*Backend).crash),
+	chaos.Restart:   (*Backend).restart,
+	chaos.Pause:     eachNode((*Backend).pause),
+	chaos.Resume:    eachNode((*Backend).resume),
+	chaos.Partition: reconcile,
+	chaos.Heal:      reconcile,
+	chaos.Loss:      reconcile,
+	chaos.Delay:     reconcile,
+}
+
+// reconcile is the hook of every network kind: whatever the fault, the
+// namespaces are reconciled to the world's cuts, losses and delays.
+func reconcile(b *Backend, ctx context.Context, _ chaos.Fault) error { return b.reconcileNetwork(ctx) }
+
+// eachNode is the hook that carries out fn on every node the fault names.
+func eachNode(fn func(b *Backend, ctx context.Context, op chaos.Op, n *node) error) hook {
+	return func(b *Backend, ctx context.Context, f chaos.Fault) error {
+		return b.eachNode(ctx, f.Nodes, func(n *node) error { return fn(b, ctx, f.Op, n) })
+	}
+}
+
+// carryOut applies f to the world model, then runs its hook. While the
+// hook runs, the nodes it names are busy: their followers leave the world
+// alone (the world is ahead of the containers until the hook is done).
+// When the hook fails, the world takes back what the engine says of those
+// nodes' processes.
+func (b *Backend) carryOut(ctx context.Context, f chaos.Fault) error {
+	b.mu.Lock()
+	b.world.Apply(f, b.spec.Members)
+	b.markBusyLocked(f.Nodes, true)
+	b.notifyLocked()
+	b.mu.Unlock()
+	err := hooks[f.Op](b, ctx, f)
+	if err != nil {
+		b.observe(ctx, f.Nodes)
+	}
+	b.mu.Lock()
+	b.markBusyLocked(f.Nodes, false)
+	b.mu.Unlock()
+	return err
+}
+
+func (b *Backend) markBusyLocked(ids []election.NodeID, busy bool) {
+	for _, id := range ids {
+		if n := b.nodes[id]; n != nil {
+			n.busy = busy
+			n.gen++
+		}
+	}
+}
+
+// observe brings the world's idea of the nodes' processes to what the
+// engine says (a hook that failed half-way leaves them as they are).
+func (b *Backend) observe(ctx context.Context, ids []election.NodeID) {
+	for _, id := range ids {
+		b.mu.Lock()
+		n := b.nodes[id]
+		b.mu.Unlock()
+		if n == nil {
+			continue
+		}
+		st, err := b.state(ctx, n)
+		if err != nil || st == nil {
+			continue
+		}
+		b.mu.Lock()
+		b.adoptProcessLocked(id, st.Running, st.Paused)
+		b.notifyLocked()
+		b.mu.Unlock()
+	}
+}
+
+// adoptProcessLocked brings the world's idea of node id's process to what
+// the engine says — running, paused — through the faults that make it so,
+// so that even what is read rather than done changes the world the one
+// way (State.Apply): a process found gone is, to the model, a killed one.
+func (b *Backend) adoptProcessLocked(id election.NodeID, running, paused bool) {
+	apply := func(op chaos.Op) {
+		b.world.Apply(chaos.Fault{Op: op, Nodes: []election.NodeID{id}}, b.spec.Members)
+	}
+	switch up := b.world.Up[id]; {
+	case up && !running:
+		apply(chaos.Kill)
+	case !up && running:
+		apply(chaos.Restart)
+	}
+	if running && paused != b.world.Paused[id] {
+		if paused {
+			apply(chaos.Pause)
+		} else {
+			apply(chaos.Resume)
+		}
+	}
 }
 
 // eachNode runs fn for every target, a few at a time.
@@ -127,35 +212,28 @@ func (b *Backend) eachNode(ctx context.Context, ids []election.NodeID, fn func(*
 	return errors.Join(errs...)
 }
 
-// lifecycle applies kill, stop, restart, pause or resume to one node. A
-// fault that is already in effect (killing a dead node) is a no-op.
-func (b *Backend) lifecycle(ctx context.Context, op chaos.Op, n *node) error {
-	b.mu.Lock()
-	cli, paused := b.cli, b.paused[n.id]
-	b.mu.Unlock()
-	id := n.cid
-	// Ask the engine, not our book-keeping: a node may also have exited
-	// on its own.
+// crash kills (SIGKILL) or stops (SIGTERM) n's container and returns once
+// its process is gone.
+func (b *Backend) crash(ctx context.Context, op chaos.Op, n *node) error {
+	cli := b.client()
+	// Ask the engine, not the world: a node may also have exited on its
+	// own, unseen yet.
 	up, err := b.running(ctx, n)
 	if err != nil {
 		return fmt.Errorf("docker: %s node %d: inspect: %w", op, n.id, err)
 	}
-	switch op {
-	case chaos.Kill, chaos.Stop:
-		if !up {
-			return nil
-		}
+	if up {
 		// Wait for the exit from before the signal, so Apply returns
 		// with the process gone.
 		wctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		wait := cli.ContainerWait(wctx, id, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+		wait := cli.ContainerWait(wctx, n.cid, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
 		err = b.signal(ctx, op, n)
-		if err != nil && paused && isPausedRefusal(err) {
+		if isPausedRefusal(err) {
 			// An engine older than this project's refuses to signal
 			// a frozen container: thaw it, then signal it. The node
 			// may then run briefly before it dies.
-			if _, uerr := cli.ContainerUnpause(ctx, id, client.ContainerUnpauseOptions{}); uerr != nil {
+			if _, uerr := cli.ContainerUnpause(ctx, n.cid, client.ContainerUnpauseOptions{}); uerr != nil {
 				return fmt.Errorf("docker: %s paused node %d: the engine refused (%v) and the thaw failed: %w", op, n.id, err, uerr)
 			}
 			err = b.signal(ctx, op, n)
@@ -168,48 +246,36 @@ func (b *Backend) lifecycle(ctx context.Context, op chaos.Op, n *node) error {
 		case err := <-wait.Error:
 			return fmt.Errorf("docker: %s node %d: wait for exit: %w", op, n.id, err)
 		}
-		b.mu.Lock()
-		n.up = false
-		b.paused[n.id] = false
-		// The namespace went with the process; rules are put back
-		// when the node starts again.
-		delete(b.applied, n.id)
-		b.notifyLocked()
-		b.mu.Unlock()
-		return b.dropDelayHelper(ctx, n.id)
-	case chaos.Restart:
-		if up {
-			return nil
+	}
+	// The namespace went with the process; its rules and delay are put
+	// back when the node starts again.
+	return b.forgetNamespace(ctx, n.id)
+}
+
+// restart starts the nodes' containers again, puts the network faults in
+// force back into their new namespaces, and returns once each has booted.
+func (b *Backend) restart(ctx context.Context, f chaos.Fault) error {
+	boots := map[election.NodeID]int{}
+	b.mu.Lock()
+	for _, id := range f.Nodes {
+		if n := b.nodes[id]; n != nil {
+			boots[id] = len(n.rec.Boots)
 		}
-		b.mu.Lock()
-		boots := len(n.boots)
-		b.mu.Unlock()
-		if _, err := cli.ContainerStart(ctx, id, client.ContainerStartOptions{}); err != nil {
-			return fmt.Errorf("docker: restart node %d: %w", n.id, err)
-		}
-		b.mu.Lock()
-		n.up = true
-		n.gen++
-		b.notifyLocked()
-		b.mu.Unlock()
-		select {
-		case n.started <- struct{}{}:
-		default:
-		}
-		// A new namespace, maybe a new address: put the rules back
-		// (this node's own, and every rule naming its address).
-		if err := b.refreshIPs(ctx); err != nil {
-			return err
-		}
-		// A delay reader left in the old namespace (the node died on
-		// its own) is useless now; a new one joins the new namespace.
-		if err := b.dropDelayHelper(ctx, n.id); err != nil {
-			return err
-		}
-		if err := errors.Join(b.syncRules(ctx), b.ensureDelays(ctx)); err != nil {
-			return fmt.Errorf("docker: restart node %d: reinstall network faults: %w", n.id, err)
-		}
-		ok, err := b.waitFor(ctx, b.cfg.bootTimeout, func() bool { return len(n.boots) > boots })
+	}
+	b.mu.Unlock()
+	if err := b.eachNode(ctx, f.Nodes, func(n *node) error { return b.start(ctx, n) }); err != nil {
+		return err
+	}
+	// New namespaces, maybe new addresses: put the rules back (the
+	// nodes' own, and every rule naming their addresses).
+	if err := b.refreshIPs(ctx); err != nil {
+		return err
+	}
+	if err := b.reconcileNetwork(ctx); err != nil {
+		return fmt.Errorf("docker: restart nodes %s: reinstall network faults: %w", chaos.IDList(f.Nodes), err)
+	}
+	return b.eachNode(ctx, f.Nodes, func(n *node) error {
+		ok, err := b.waitFor(ctx, b.cfg.bootTimeout, func() bool { return len(n.rec.Boots) > boots[n.id] })
 		if err != nil {
 			return err
 		}
@@ -217,164 +283,149 @@ func (b *Backend) lifecycle(ctx context.Context, op chaos.Op, n *node) error {
 			return fmt.Errorf("docker: restart node %d: no event=boot within %v; see `docker logs %s`", n.id, b.cfg.bootTimeout, n.name)
 		}
 		return nil
-	case chaos.Pause:
-		if !up {
-			return fmt.Errorf("docker: pause node %d: it is not running (killed or stopped); restart it first", n.id)
-		}
-		if paused {
-			return nil
-		}
-		if _, err := cli.ContainerPause(ctx, id, client.ContainerPauseOptions{}); err != nil {
-			return fmt.Errorf("docker: pause node %d: %w", n.id, err)
-		}
-		b.mu.Lock()
-		b.paused[n.id] = true
-		b.notifyLocked()
-		b.mu.Unlock()
-		return nil
-	case chaos.Resume:
-		if !paused {
-			return nil
-		}
-		if _, err := cli.ContainerUnpause(ctx, id, client.ContainerUnpauseOptions{}); err != nil {
-			return fmt.Errorf("docker: resume node %d: %w", n.id, err)
-		}
-		b.mu.Lock()
-		b.paused[n.id] = false
-		b.notifyLocked()
-		b.mu.Unlock()
-		return nil
-	}
-	return fmt.Errorf("docker: %s is not a node lifecycle fault", op)
+	})
 }
 
-// wantRulesLocked computes what node id's namespace should hold now. A
-// directed cut a->b is one rule in a's output chain (the sender drops what
-// it would send to b): one place per direction, so a one-way cut touches
-// only the sender's namespace.
-func (b *Backend) wantRulesLocked(id election.NodeID) netfilter.Rules {
-	var r netfilter.Rules
-	ip := func(m election.NodeID) (netip.Addr, bool) {
-		n := b.nodes[m]
-		if n == nil || n.ip == "" {
-			return netip.Addr{}, false
-		}
-		a, err := netip.ParseAddr(n.ip)
-		return a, err == nil
+// start starts n's stopped container and sends its follower back to it.
+func (b *Backend) start(ctx context.Context, n *node) error {
+	up, err := b.running(ctx, n)
+	if err != nil {
+		return fmt.Errorf("docker: restart node %d: inspect: %w", n.id, err)
 	}
-	for _, m := range b.spec.Members {
-		if m == id {
-			continue
-		}
-		a, ok := ip(m)
-		if !ok {
-			continue
-		}
-		if b.cut[[2]election.NodeID{id, m}] {
-			r.DropOut = append(r.DropOut, a)
-		}
-		if p := b.loss[id]; p > 0 {
-			r.LossPercent = p
-			r.LossPeers = append(r.LossPeers, a)
-		}
-		if d, ok := b.delay[id]; ok {
-			r.Queue = d.queue
-			r.QueuePeers = append(r.QueuePeers, a)
+	if !up {
+		if _, err := b.client().ContainerStart(ctx, n.cid, client.ContainerStartOptions{}); err != nil {
+			return fmt.Errorf("docker: restart node %d: %w", n.id, err)
 		}
 	}
-	return r
+	select {
+	case n.started <- struct{}{}:
+	default:
+	}
+	// A delay reader left in the old namespace (the node died on its
+	// own) is useless now; a new one joins the new namespace.
+	return b.forgetNamespace(ctx, n.id)
 }
 
-// ruleJob is one namespace's new rules.
-type ruleJob struct {
-	n    *node
-	want netfilter.Rules
+func (b *Backend) pause(ctx context.Context, _ chaos.Op, n *node) error {
+	if _, err := b.client().ContainerPause(ctx, n.cid, client.ContainerPauseOptions{}); err != nil {
+		return fmt.Errorf("docker: pause node %d: %w", n.id, err)
+	}
+	return nil
 }
 
-// syncRules brings every running node's namespace to what the current cuts
-// and loss say, touching only namespaces whose rules change.
-//
-// Cuts are lifted in two rounds. The helpers of one round land up to a few
-// hundred milliseconds apart, and a node whose cut is gone would meanwhile
-// dial a peer still cutting it: the peer's answer is dropped and the dial
-// hangs for NATS's whole dial timeout (a second), after which the route
-// comes back only at the next attempt. So every namespace that lifts a cut
-// first only refuses new connections to those peers and drops nothing
-// (RefuseOut), and only when all of them do are the refusals removed: a
-// dial then meets either a refusal, which fails at once and is retried in
-// routes.Redial, or a peer that answers.
-func (b *Backend) syncRules(ctx context.Context) error {
-	var jobs, lifting []ruleJob
+func (b *Backend) resume(ctx context.Context, _ chaos.Op, n *node) error {
+	if _, err := b.client().ContainerUnpause(ctx, n.cid, client.ContainerUnpauseOptions{}); err != nil {
+		return fmt.Errorf("docker: resume node %d: %w", n.id, err)
+	}
+	return nil
+}
+
+func (b *Backend) client() *testcontainers.DockerClient {
 	b.mu.Lock()
-	for _, id := range b.spec.Members {
-		n := b.nodes[id]
-		if n == nil || !n.up {
-			continue // installed when it starts again
-		}
-		want := b.wantRulesLocked(id)
-		if want.String() == b.applied[id].String() {
-			continue
-		}
-		jobs = append(jobs, ruleJob{n, want})
-		if lifted := liftedCuts(b.applied[id], want); len(lifted) > 0 {
-			interim := want
-			interim.RefuseOut = lifted
-			lifting = append(lifting, ruleJob{n, interim})
+	defer b.mu.Unlock()
+	return b.cli
+}
+
+// reconcileNetwork brings every running node's namespace to the world's
+// cuts, losses and delays: first the delay helpers that serve a delay the
+// world no longer holds go, then the rules change (rules.Diff, two rounds
+// when cuts are lifted), then a helper starts for every delay in force
+// that has none — it installs its namespace's whole rule set itself, so a
+// namespace waiting for one is left to it.
+func (b *Backend) reconcileNetwork(ctx context.Context) error {
+	var stale []string
+	b.mu.Lock()
+	for id, h := range b.delays {
+		if want, ok := b.world.Delay[id]; !ok || want != h.latency || !b.world.Up[id] {
+			stale = append(stale, h.cid)
+			delete(b.delays, id)
 		}
 	}
 	b.mu.Unlock()
-	if len(lifting) > 0 {
-		if err := b.applyRules(ctx, lifting); err != nil {
-			return err
-		}
+	if err := b.removeContainers(ctx, stale); err != nil {
+		return err
 	}
-	return b.applyRules(ctx, jobs)
+	if err := b.syncRules(ctx); err != nil {
+		return err
+	}
+	return b.ensureDelays(ctx)
 }
 
-// liftedCuts are the peers applied cut this namespace off from that want
-// no longer does.
-func liftedCuts(applied, want netfilter.Rules) []netip.Addr {
-	var out []netip.Addr
-	for _, a := range applied.DropOut {
-		if !slices.Contains(want.DropOut, a) {
-			out = append(out, a)
+// addrsLocked is every node's address now.
+func (b *Backend) addrsLocked() rules.Addrs {
+	out := rules.Addrs{}
+	for id, n := range b.nodes {
+		if a, err := netip.ParseAddr(n.ip); err == nil {
+			out[id] = a
 		}
 	}
 	return out
 }
 
-// applyRules runs the helpers of jobs, b.cfg.parallel at a time, and
+// wantRulesLocked is what node id's namespace should hold now.
+func (b *Backend) wantRulesLocked(id election.NodeID) netfilter.Rules {
+	return rules.Want(b.world, b.spec.Members, b.addrsLocked(), id)
+}
+
+// syncRules brings every running node's namespace to what the world says,
+// touching only namespaces whose rules change, in the rounds rules.Diff
+// plans.
+func (b *Backend) syncRules(ctx context.Context) error {
+	want := map[election.NodeID]netfilter.Rules{}
+	b.mu.Lock()
+	addrs := b.addrsLocked()
+	for _, id := range b.spec.Members {
+		if b.nodes[id] == nil || !b.world.Up[id] {
+			continue // installed when it starts again
+		}
+		if _, delayed := b.world.Delay[id]; delayed && b.delays[id].cid == "" {
+			continue // its delay helper installs them as it starts
+		}
+		want[id] = rules.Want(b.world, b.spec.Members, addrs, id)
+	}
+	plan := rules.Diff(b.spec.Members, b.applied, want)
+	b.mu.Unlock()
+	if err := b.applyRules(ctx, plan.Lift); err != nil {
+		return err
+	}
+	return b.applyRules(ctx, plan.Install)
+}
+
+// applyRules runs the helpers of changes, b.cfg.parallel at a time, and
 // records what each namespace holds.
-func (b *Backend) applyRules(ctx context.Context, jobs []ruleJob) error {
+func (b *Backend) applyRules(ctx context.Context, changes []rules.Change) error {
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
 		errs []error
 		sem  = make(chan struct{}, b.cfg.parallel)
 	)
-	for _, j := range jobs {
+	for _, c := range changes {
+		b.mu.Lock()
+		n := b.nodes[c.Node]
+		b.mu.Unlock()
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			args := append([]string{"apply"}, j.want.Args()...)
-			if j.want.Empty() {
+			args := append([]string{"apply"}, c.Rules.Args()...)
+			if c.Rules.Empty() {
 				args = []string{"heal"}
 			}
-			took, err := b.runHelper(ctx, j.n, args)
+			took, err := b.runHelper(ctx, n, args)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				errs = append(errs, err)
 				return
 			}
-			b.logf("netfilter node %d: %s in place after %v", j.n.id, j.want, took.Round(time.Millisecond))
+			b.logf("netfilter node %d: %s in place after %v", n.id, c.Rules, took.Round(time.Millisecond))
 			b.mu.Lock()
-			if j.want.Empty() {
-				delete(b.applied, j.n.id)
+			if c.Rules.Empty() {
+				delete(b.applied, n.id)
 			} else {
-				b.applied[j.n.id] = j.want
+				b.applied[n.id] = c.Rules
 			}
 			b.mu.Unlock()
 		}()
@@ -389,9 +440,7 @@ func (b *Backend) applyRules(ctx context.Context, jobs []ruleJob) error {
 // the freeze; its stop runs the node's SIGTERM handler and exits 0), so a
 // paused node killed here dies without running again.
 func (b *Backend) signal(ctx context.Context, op chaos.Op, n *node) error {
-	b.mu.Lock()
-	cli := b.cli
-	b.mu.Unlock()
+	cli := b.client()
 	id := n.cid
 	if op == chaos.Kill {
 		_, err := cli.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "SIGKILL"})

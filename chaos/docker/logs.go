@@ -10,8 +10,8 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
+	"github.com/ringleader-dev/ringleader/chaos/logrecord"
 	"github.com/ringleader-dev/ringleader/history"
-	"github.com/ringleader-dev/ringleader/wire"
 )
 
 // follow streams one node's log into the history for the life of the run.
@@ -43,12 +43,14 @@ func (b *Backend) follow(ctx context.Context, n *node) {
 		}
 		if ierr == nil && !running {
 			b.reportExit(n, st)
-			// Down, by a fault or on its own; unless a restart
-			// came in meanwhile (gen moved on).
+			// Down on its own, unless a fault on the node was in
+			// flight meanwhile (busy, or gen moved on): that fault
+			// has said what the world is.
 			b.mu.Lock()
-			if n.gen == gen && n.up {
-				n.up = false
-				b.paused[n.id] = false
+			if !n.busy && n.gen == gen && b.world.Up[n.id] {
+				b.adoptProcessLocked(n.id, false, false)
+				// The namespace went with the process; the delay
+				// helper goes when the node starts again.
 				delete(b.applied, n.id)
 				b.notifyLocked()
 			}
@@ -112,16 +114,12 @@ func exitedOnItsOwn(st *container.State, lastText string) string {
 	return why
 }
 
-// lastTextMax bounds the text an exit report quotes: enough for a Go
-// error chain, not a whole panic.
-const lastTextMax = 240
-
 // reportExit tells the person running it, and the history, that node n
 // ended on its own (exitedOnItsOwn): a crash the checks would otherwise
 // only show as a node that is down.
 func (b *Backend) reportExit(n *node, st *container.State) {
 	b.mu.Lock()
-	why := exitedOnItsOwn(st, n.lastText)
+	why := exitedOnItsOwn(st, n.rec.LastText)
 	if why != "" {
 		b.appendRecordLocked(history.Record{Time: time.Now(), Process: "harness", Kind: history.KindMark, Node: n.id,
 			Note: fmt.Sprintf("node %d %s", n.id, why)})
@@ -149,41 +147,17 @@ func (b *Backend) readLogsFollow(ctx context.Context, n *node, follow bool) erro
 		return err
 	}
 	defer rc.Close()
-	stdout := &lineWriter{fn: func(l []byte) { b.handleLine(n, l, false) }}
-	stderr := &lineWriter{fn: func(l []byte) { b.handleLine(n, l, true) }}
+	stdout := logrecord.NewLines(func(l []byte) { b.handleLine(n, l, false) })
+	stderr := logrecord.NewLines(func(l []byte) { b.handleLine(n, l, true) })
 	_, err = stdcopy.StdCopy(stdout, stderr, rc)
-	stdout.flush()
-	stderr.flush()
+	stdout.Flush()
+	stderr.Flush()
 	return err
 }
 
-// lineWriter calls fn with every complete line written to it.
-type lineWriter struct {
-	buf []byte
-	fn  func([]byte)
-}
-
-func (w *lineWriter) Write(p []byte) (int, error) {
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			break
-		}
-		w.fn(w.buf[:i])
-		w.buf = w.buf[i+1:]
-	}
-	return len(p), nil
-}
-
-func (w *lineWriter) flush() {
-	if len(w.buf) > 0 {
-		w.fn(w.buf)
-		w.buf = nil
-	}
-}
-
-// handleLine takes one timestamped docker log line of node n.
+// handleLine takes one timestamped docker log line of node n: the docker
+// timestamp is where a re-attached follower resumes; the rest is the
+// node's line, for its recorder (package logrecord).
 func (b *Backend) handleLine(n *node, line []byte, stderr bool) {
 	ts, rest, ok := bytes.Cut(line, []byte{' '})
 	if !ok {
@@ -193,52 +167,32 @@ func (b *Backend) handleLine(n *node, line []byte, stderr bool) {
 	if err != nil {
 		return
 	}
-	rest = bytes.TrimRight(rest, "\r")
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if t.After(n.lastTS) {
 		n.lastTS = t
 	}
-	if len(rest) == 0 {
+	out := n.rec.Take(rest, stderr)
+	switch {
+	case out.Text != "":
+		b.logf("node %d: %s", n.id, out.Text)
+	case out.Problem != "":
+		b.logf("node %d: %s", n.id, out.Problem)
+	}
+	if out.Gap != nil {
+		b.logf("%s", out.Gap.Note)
+		b.appendRecordLocked(*out.Gap)
+	}
+	if out.Record == nil {
 		return
 	}
-	if stderr || rest[0] != '{' {
-		n.lastText = wire.ClipTo(string(rest), lastTextMax)
-		b.logf("node %d: %s", n.id, rest)
-		return
-	}
-	rec, ok, err := history.ParseNodeLog(rest)
-	if err != nil {
-		b.logf("node %d: unparsable log line (%v): %s", n.id, err, rest)
-		return
-	}
-	if !ok {
-		return
-	}
-	if rec.Node != n.id {
-		b.logf("node %d: log line claims node %d; recorded as node %d", n.id, rec.Node, n.id)
-		rec.Node = n.id
-	}
-	last, seen := n.lastSeq[rec.Boot]
-	if rec.Seq <= last {
-		return // read again after re-attaching
-	}
-	if rec.Seq > last+1 {
-		b.gaps++
-		note := fmt.Sprintf("log gap: node %d boot %s lines %d..%d never arrived", n.id, rec.Boot, last+1, rec.Seq-1)
-		b.logf("%s", note)
-		b.appendRecordLocked(history.Record{Time: rec.Time, Process: "node", Kind: history.KindMark, Node: n.id, Boot: rec.Boot, Note: note})
-	}
-	if !seen {
-		n.boots = append(n.boots, rec.Boot)
-	}
-	n.lastSeq[rec.Boot] = rec.Seq
+	rec := *out.Record
 	switch rec.Kind {
 	case history.KindBoot:
 		// A new process knows nothing yet; its old view is history.
-		delete(b.views, n.id)
+		delete(b.world.Views, n.id)
 	case history.KindView:
-		b.views[n.id] = *rec.View
+		b.world.Views[n.id] = *rec.View
 	}
 	switch {
 	case b.replaying:

@@ -11,6 +11,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/sirupsen/logrus"
 
+	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
 	_ "github.com/ringleader-dev/ringleader/election/all"
 	"github.com/ringleader-dev/ringleader/history"
@@ -55,7 +56,7 @@ func TestRecorderSeesNoGapAtEitherLevel(t *testing.T) {
 		t.Run(level.String(), func(t *testing.T) {
 			b := New(WithBuild(false))
 			mem := &history.Memory{}
-			b.sink, b.views = mem, map[election.NodeID]election.View{}
+			b.sink, b.world = mem, chaos.NewState()
 			secret := trust.NewSecret()
 			ids := []election.NodeID{1, 2}
 			var peers []rlnode.Peer
@@ -66,7 +67,7 @@ func TestRecorderSeesNoGapAtEitherLevel(t *testing.T) {
 			dirs := map[election.NodeID]string{1: t.TempDir(), 2: t.TempDir()}
 			b.nodes = map[election.NodeID]*node{}
 			for _, id := range ids {
-				b.nodes[id] = &node{id: id, lastSeq: map[string]uint64{}}
+				b.nodes[id] = newNode(id, "", "", nil)
 			}
 			var mu sync.Mutex
 			recs := map[election.NodeID]*rlnode.Node{}

@@ -128,7 +128,7 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	}
 	booted, err := b.waitFor(ctx, b.cfg.bootTimeout, func() bool {
 		for _, n := range b.nodes {
-			if len(n.boots) == 0 {
+			if len(n.rec.Boots) == 0 {
 				return false
 			}
 		}
@@ -186,7 +186,7 @@ func (b *Backend) notBooted() string {
 	defer b.mu.Unlock()
 	var s []string
 	for _, id := range b.spec.Members {
-		if n := b.nodes[id]; n == nil || len(n.boots) == 0 {
+		if n := b.nodes[id]; n == nil || len(n.rec.Boots) == 0 {
 			s = append(s, strconv.Itoa(int(id)))
 		}
 	}
@@ -277,9 +277,12 @@ func (b *Backend) startNode(ctx, followCtx context.Context, nw *testcontainers.D
 		dc, _ = c.(*testcontainers.DockerContainer)
 	}
 	if dc != nil {
-		n := &node{id: id, name: name, cid: dc.GetContainerID(), container: dc, up: err == nil, lastSeq: map[string]uint64{}, started: make(chan struct{}, 1)}
+		n := newNode(id, name, dc.GetContainerID(), dc)
 		b.mu.Lock()
 		b.nodes[id] = n
+		// A node that started is, to the world, one that booted.
+		b.adoptProcessLocked(id, err == nil, false)
+		b.notifyLocked()
 		b.mu.Unlock()
 		b.followers.Add(1)
 		go b.follow(followCtx, n)

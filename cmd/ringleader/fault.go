@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
-	"github.com/ringleader-dev/ringleader/chaos/docker"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/harness"
 	"github.com/ringleader-dev/ringleader/scenario"
@@ -30,7 +29,7 @@ func init() {
 // applied, 2 for a bad fault or flag (said before anything is touched).
 func runFault(args []string) int {
 	fs := flag.NewFlagSet("ringleader fault", flag.ContinueOnError)
-	run := fs.String("run", docker.ComposeRun, "the cluster: compose (make up) or a harness run's label (docker ps shows it as org.ringleader.run)")
+	run := fs.String("run", worlds[liveWorld].defaultRun, "the cluster: compose (make up) or a harness run's label (docker ps shows it as org.ringleader.run)")
 	within := fs.Duration("within", 10*time.Second, "how long to wait for the cluster to settle before printing the views")
 	seed := fs.Int64("seed", 0, "seed for random targets (one, minority, ...; default: from the time)")
 	verbose := fs.Bool("v", false, "print what the backend does (helpers started, latencies)")
@@ -63,7 +62,7 @@ func runFault(args []string) int {
 	if *verbose {
 		progress = os.Stderr
 	}
-	b := docker.New(docker.WithBuild(false), docker.WithProgress(progress))
+	b := worlds[liveWorld].attach(worldOptions{progress: progress, warnings: os.Stderr})
 	defer b.Close(context.Background())
 	spec, err := b.Attach(ctx, *run, nil)
 	if err != nil {

@@ -20,7 +20,6 @@ import (
 	"github.com/ringleader-dev/ringleader/harness"
 	"github.com/ringleader-dev/ringleader/millis"
 	"github.com/ringleader-dev/ringleader/scenario"
-	"github.com/ringleader-dev/ringleader/sim"
 )
 
 func init() {
@@ -67,7 +66,7 @@ func runCmd(args []string) int {
 	fs.StringVar(&f.store, "store", "store", "directory of run directories <store>/<scenario>/<time>/")
 	fs.BoolVar(&f.json, "json", false, "print every run's results as a JSON array on stdout")
 	fs.StringVar(&f.junit, "junit", "", "also write the runs as JUnit XML to `FILE` for CI: a testsuite per run, a testcase per expectation and checker")
-	fs.StringVar(&f.image, "image", docker.DefaultImage, "node image tag (docker backend)")
+	fs.StringVar(&f.image, "image", defaultImage, "node image tag (docker backend)")
 	fs.BoolVar(&f.build, "build", true, "build the node image from this source tree first (docker backend)")
 	fs.StringVar(&f.attach, "attach", "", "play the scenarios on the running `CLUSTER` (compose, or a harness run's label) instead of starting one; its shape must match each scenario's")
 	fs.Usage = func() {
@@ -147,7 +146,12 @@ func runCmd(args []string) int {
 }
 
 func runScenarios(ctx context.Context, scs []*scenario.Scenario, f runFlags, stdout, stderr io.Writer) int {
-	newBackend := func() chaos.Backend { return &sim.Backend{} }
+	w := worlds[f.backend]
+	opts := worldOptions{image: f.image, progress: io.Discard, warnings: stderr}
+	newBackend := func() chaos.Backend { return w.start(opts) }
+	if f.attach != "" {
+		newBackend = func() chaos.Backend { return chaos.Attached{Attacher: w.attach(opts), Run: f.attach} }
+	}
 	if f.backend == "docker" {
 		// The docker package sets these in its init too; set here as
 		// well so that nothing depends on the import order.
@@ -156,10 +160,10 @@ func runScenarios(ctx context.Context, scs []*scenario.Scenario, f runFlags, std
 				os.Setenv(k, v)
 			}
 		}
-		if f.build {
+		if f.build && w.build != nil {
 			fmt.Fprintf(stderr, "building node image %s ...\n", f.image)
 			t0 := time.Now()
-			if err := docker.BuildImage(ctx, f.image, nil); err != nil {
+			if err := w.build(ctx, opts); err != nil {
 				fmt.Fprintf(stderr, "ringleader run: building the node image: %v\n", err)
 				if ctx.Err() != nil {
 					return 130 // interrupted; the build removed what it made
@@ -167,14 +171,6 @@ func runScenarios(ctx context.Context, scs []*scenario.Scenario, f runFlags, std
 				return 1
 			}
 			fmt.Fprintf(stderr, "built %s in %s\n", f.image, millis.Of(time.Since(t0)))
-		}
-		newBackend = func() chaos.Backend {
-			return docker.New(docker.WithImage(f.image), docker.WithBuild(false), docker.WithWarnings(stderr))
-		}
-		if f.attach != "" {
-			newBackend = func() chaos.Backend {
-				return docker.Attached{Backend: docker.New(docker.WithBuild(false), docker.WithWarnings(stderr)), Run: f.attach}
-			}
 		}
 	}
 

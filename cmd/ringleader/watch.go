@@ -24,7 +24,7 @@ func init() {
 // 1 when the cluster cannot be read.
 func runWatch(args []string) int {
 	fs := flag.NewFlagSet("ringleader watch", flag.ContinueOnError)
-	run := fs.String("run", "compose", "run label of the cluster: compose (make up), or a harness run's label")
+	run := fs.String("run", worlds[liveWorld].defaultRun, "run label of the cluster: compose (make up), or a harness run's label")
 	asJSON := fs.Bool("json", false, "one JSON record per change, for tools")
 	httpAddr := fs.String("http", "", "also serve a live page of the lanes on this loopback address, e.g. 127.0.0.1:8090")
 	fs.Usage = func() {
@@ -66,7 +66,13 @@ func runWatch(args []string) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	err := watch.Run(ctx, watch.Options{Run: *run, Output: out, Out: os.Stdout, HTTP: *httpAddr,
+	eng, closeEngine, err := worlds[liveWorld].watch(ctx)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader watch: %v\n", err)
+		return 1
+	}
+	defer closeEngine()
+	err = watch.Run(ctx, watch.Options{Run: *run, Output: out, Out: os.Stdout, HTTP: *httpAddr, Engine: eng,
 		Served: func(url string) { fmt.Fprintf(os.Stderr, "watch: live page on %s\n", url) }})
 	switch {
 	case err == nil, watch.OutputClosed(err):

@@ -1,0 +1,157 @@
+// Package rules turns the world model's network faults into what every
+// node's network namespace should hold, and back. It is the pure part of a
+// backend that carries network faults out with netfilter: from a
+// chaos.State and the members' addresses it computes each namespace's
+// netfilter.Rules (Want), the rounds that bring the namespaces from what
+// they hold to that (Diff), and, for a backend adopting a running cluster,
+// the faults a set of namespaces' rules carries out (Faults). Nothing here
+// touches a namespace; the container backend runs the result.
+package rules
+
+import (
+	"math"
+	"net/netip"
+	"slices"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/chaos/netfilter"
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+// Addrs holds each member's address on the cluster network now; a member
+// without one (down, or disconnected by hand) is named by no rule.
+type Addrs map[election.NodeID]netip.Addr
+
+// Queue is the NFQUEUE number of node id's delay. It only needs to be
+// unique inside one namespace; the node ID is.
+func Queue(id election.NodeID) uint16 { return uint16(id) }
+
+// Want is what node id's namespace should hold for the world s. A directed
+// cut a→b is one rule in a's output chain (the sender drops what it would
+// send to b): one place per direction, so a one-way cut touches only the
+// sender's namespace. Loss and delay of a node apply to its packets to and
+// from every peer.
+func Want(s chaos.State, members []election.NodeID, addrs Addrs, id election.NodeID) netfilter.Rules {
+	var r netfilter.Rules
+	loss := int(math.Round(s.Loss[id] * 100))
+	_, delayed := s.Delay[id]
+	for _, m := range members {
+		a, ok := addrs[m]
+		if m == id || !ok {
+			continue
+		}
+		if s.Cut[[2]election.NodeID{id, m}] {
+			r.DropOut = append(r.DropOut, a)
+		}
+		if loss > 0 {
+			r.LossPercent = loss
+			r.LossPeers = append(r.LossPeers, a)
+		}
+		if delayed {
+			r.Queue = Queue(id)
+			r.QueuePeers = append(r.QueuePeers, a)
+		}
+	}
+	return r
+}
+
+// Change is one namespace's new rules.
+type Change struct {
+	Node  election.NodeID
+	Rules netfilter.Rules
+}
+
+// Plan is what to install, in order, to bring namespaces from what they
+// hold to what they should: first Lift (may be empty), then Install.
+//
+// Cuts are lifted in two rounds. The installs of one round land up to a few
+// hundred milliseconds apart, and a node whose cut is gone would meanwhile
+// dial a peer still cutting it: the peer's answer is dropped and the dial
+// hangs for NATS's whole dial timeout (a second), after which the route
+// comes back only at the next attempt. So every namespace that lifts a cut
+// first only refuses new connections to those peers and drops nothing
+// (RefuseOut), and only when all of them do are the refusals removed: a
+// dial then meets either a refusal, which fails at once and is retried in
+// routes.Redial, or a peer that answers.
+type Plan struct {
+	Lift, Install []Change
+}
+
+// Empty reports whether nothing needs to change.
+func (p Plan) Empty() bool { return len(p.Lift) == 0 && len(p.Install) == 0 }
+
+// Diff plans the changes for the namespaces in order whose wanted rules
+// differ from what they hold (held: absent is nothing); namespaces want
+// does not name are left alone.
+func Diff(order []election.NodeID, held, want map[election.NodeID]netfilter.Rules) Plan {
+	var p Plan
+	for _, id := range order {
+		w, ok := want[id]
+		if !ok || w.String() == held[id].String() {
+			continue
+		}
+		p.Install = append(p.Install, Change{id, w})
+		if lifted := liftedCuts(held[id], w); len(lifted) > 0 {
+			interim := w
+			interim.RefuseOut = lifted
+			p.Lift = append(p.Lift, Change{id, interim})
+		}
+	}
+	return p
+}
+
+// liftedCuts are the peers held cut this namespace off from that want no
+// longer does.
+func liftedCuts(held, want netfilter.Rules) []netip.Addr {
+	var out []netip.Addr
+	for _, a := range held.DropOut {
+		if !slices.Contains(want.DropOut, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Faults are the faults that the rules read back from namespaces (held)
+// carry out: a partition of every cut link — a drop-out rule at a to b's
+// address is the cut a→b, and so is a drop-in rule at b from a's address —
+// then one loss per lossy node. Applied to a world with no network fault,
+// they rebuild its cuts and losses; delays are carried by the helpers that
+// release queues, which the backend reads itself. Addresses that are no
+// member's are ignored.
+func Faults(members []election.NodeID, addrs Addrs, held map[election.NodeID]netfilter.Rules) []chaos.Fault {
+	byAddr := map[netip.Addr]election.NodeID{}
+	for id, a := range addrs {
+		byAddr[a] = id
+	}
+	var cut [][2]election.NodeID
+	addCut := func(l [2]election.NodeID) {
+		if !slices.Contains(cut, l) {
+			cut = append(cut, l)
+		}
+	}
+	var out []chaos.Fault
+	for _, id := range members {
+		r, ok := held[id]
+		if !ok {
+			continue
+		}
+		for _, a := range r.DropOut {
+			if to, ok := byAddr[a]; ok && to != id {
+				addCut([2]election.NodeID{id, to})
+			}
+		}
+		for _, a := range r.DropIn {
+			if from, ok := byAddr[a]; ok && from != id {
+				addCut([2]election.NodeID{from, id})
+			}
+		}
+		if r.LossPercent > 0 && len(r.LossPeers) > 0 {
+			out = append(out, chaos.Fault{Op: chaos.Loss, Nodes: []election.NodeID{id}, Loss: float64(r.LossPercent) / 100})
+		}
+	}
+	if len(cut) > 0 {
+		out = append([]chaos.Fault{{Op: chaos.Partition, Links: cut}}, out...)
+	}
+	return out
+}

@@ -1,0 +1,71 @@
+//go:build !nodeimage
+
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/chaos/docker"
+	"github.com/ringleader-dev/ringleader/sim"
+	"github.com/ringleader-dev/ringleader/watch"
+)
+
+// This file is the one place the command line names its backends' code.
+// The commands reach a backend through chaos.Backend (run), chaos.Attacher
+// (fault, run --attach) and watch.Engine (watch); a second backend that can
+// hold a cluster is one more entry in worlds.
+
+// A world is a backend implementation as the commands know it.
+type world struct {
+	// build makes what starting a cluster needs (the node image); nil:
+	// nothing to make.
+	build func(ctx context.Context, o worldOptions) error
+	// start is a backend that starts a cluster of its own.
+	start func(o worldOptions) chaos.Backend
+	// attach is a backend that adopts a running cluster; nil: this
+	// world's clusters do not outlive the command that started them.
+	attach func(o worldOptions) chaos.Attacher
+	// defaultRun is the run label of the cluster fault and watch reach
+	// when none is named (the one `make up` starts).
+	defaultRun string
+	// watch opens what `ringleader watch` reads a running cluster through,
+	// and what closes it; nil: nothing to watch.
+	watch func(ctx context.Context) (watch.Engine, func() error, error)
+}
+
+// worldOptions are the command-line settings a backend takes.
+type worldOptions struct {
+	image              string
+	progress, warnings io.Writer
+}
+
+// worlds by the name --backend takes.
+var worlds = map[string]world{
+	"docker": {
+		build: func(ctx context.Context, o worldOptions) error { return docker.BuildImage(ctx, o.image, nil) },
+		start: func(o worldOptions) chaos.Backend {
+			return docker.New(docker.WithImage(o.image), docker.WithBuild(false), docker.WithWarnings(o.warnings), docker.WithProgress(o.progress))
+		},
+		attach: func(o worldOptions) chaos.Attacher {
+			return docker.New(docker.WithBuild(false), docker.WithWarnings(o.warnings), docker.WithProgress(o.progress))
+		},
+		defaultRun: docker.ComposeRun,
+		watch: func(ctx context.Context) (watch.Engine, func() error, error) {
+			cli, err := docker.NewClient(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			return cli, cli.Close, nil
+		},
+	},
+	"sim": {start: func(worldOptions) chaos.Backend { return &sim.Backend{} }},
+}
+
+// liveWorld is the world whose clusters outlive a command: the one fault,
+// run --attach and watch reach.
+const liveWorld = "docker"
+
+// defaultImage is the node image `run` starts containers from.
+const defaultImage = docker.DefaultImage
