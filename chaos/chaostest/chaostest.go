@@ -217,6 +217,7 @@ var cases = []testCase{
 		s.want(t, "5->1 cut, 1->5 open", func(st chaos.State) bool {
 			return !st.Reachable(5, 1) && st.Reachable(1, 5) && len(st.Cut) == 1
 		})
+		s.staysOneWay(t, 5, 1)
 		s.heal(t)
 	}},
 	{"BridgeCutsOnlyPairsThatShareNoGroup", func(s *suite, t *testing.T) {
@@ -260,6 +261,44 @@ var cases = []testCase{
 			t.Run(string(k.Op), func(t *testing.T) { s.carriedOutOrUnsupported(t, sm) })
 		}
 	}},
+}
+
+// oneWayHold is how long a one-way cut is watched: past the NATS route's
+// ping timeout (two missed pings of 500 ms), after which a cut made of
+// dropped packets would have broken the route both ways.
+const oneWayHold = 2500 * time.Millisecond
+
+// staysOneWay holds the one-way cut from→to for oneWayHold and checks the
+// history: nothing from `from` reaches `to` after the cut took effect (a
+// message already on its way aside), while `to` still reaches `from` at
+// the end of the hold. The same in every world: a schedule found with
+// one-way cuts in the simulator means the same in containers.
+func (s *suite) staysOneWay(t *testing.T, from, to election.NodeID) {
+	t.Helper()
+	cutAt := s.b.Now()
+	if _, err := s.b.Await(context.Background(), oneWayHold, nil); err != nil {
+		t.Fatal(err)
+	}
+	const inFlight = 100 * time.Millisecond
+	var cutGot, openGot []time.Duration
+	for _, r := range s.mem.Records() {
+		if r.Kind != history.KindRecv || r.Msg == nil || r.Time.Before(cutAt) {
+			continue
+		}
+		switch {
+		case r.Node == to && r.Msg.From == from && r.Time.Sub(cutAt) > inFlight:
+			cutGot = append(cutGot, r.Time.Sub(cutAt))
+		case r.Node == from && r.Msg.From == to:
+			openGot = append(openGot, r.Time.Sub(cutAt))
+		}
+	}
+	if len(cutGot) > 0 {
+		t.Errorf("node %d received %d message(s) from %d through the cut %d->%d, at +%v", to, len(cutGot), from, from, to, cutGot)
+	}
+	late := slices.ContainsFunc(openGot, func(d time.Duration) bool { return d > oneWayHold-700*time.Millisecond })
+	if !late {
+		t.Errorf("node %d received from %d only at +%v after the one-way cut %d->%d, none near its end (+%v): the cut did not stay one-way", from, to, openGot, from, to, oneWayHold)
+	}
 }
 
 // sample is one fault of a kind, for the suite's check that every kind is

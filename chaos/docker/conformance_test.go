@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/chaos/chaostest"
 	"github.com/ringleader-dev/ringleader/internal/dockertest"
 )
@@ -32,5 +31,5 @@ func TestBackendConformance(t *testing.T) {
 	})
 	// Clock faults wait for the harness→node control channel: until
 	// then containers refuse them, explicitly.
-	chaostest.Run(t, New(WithImage(testImage), WithBuild(false), WithProgress(testWriter{t})), run, 20*time.Second, chaostest.Unsupported(chaos.Clock))
+	chaostest.Run(t, New(WithImage(testImage), WithBuild(false), WithProgress(testWriter{t})), run, 20*time.Second)
 }

@@ -135,7 +135,10 @@ type Backend struct {
 	applied map[election.NodeID]netfilter.Rules
 	// delays are the running delay helpers, by the node whose namespace
 	// each serves (delay.go).
-	delays  map[election.NodeID]delayHelper
+	delays map[election.NodeID]delayHelper
+	// ctl is what each node's process was last sent over the control
+	// channel (nodectl.go).
+	ctl     map[election.NodeID]nodeControl
 	helpers map[string]bool // helper container IDs not yet removed
 	// secret is the run's cluster secret, made by Start and handed to
 	// every node in its environment (docs/trust.md).
@@ -168,6 +171,7 @@ func (b *Backend) takeRunLocked(run string, sink history.Sink) {
 	b.world = chaos.NewState()
 	b.delays = map[election.NodeID]delayHelper{}
 	b.applied = map[election.NodeID]netfilter.Rules{}
+	b.ctl = map[election.NodeID]nodeControl{}
 	b.helpers = map[string]bool{}
 }
 

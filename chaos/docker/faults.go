@@ -81,24 +81,34 @@ type hook func(b *Backend, ctx context.Context, f chaos.Fault) error
 // unsupported on docker (Apply refuses it with chaos.Unsupported, and the
 // conformance suite holds that outcome).
 //
-// chaos.Clock has no hook yet: the harness→node control channel that
-// changes a running node's clock comes with control.go, and its hook is
-// then one line here (chaos.Clock: (*Backend).clock).
+// What only a node's own process can carry out — its clock, and the
+// receiving end of a one-way cut — goes over the control channel
+// (nodectl.go).
 var hooks = map[chaos.Op]hook{
 	chaos.Kill:      eachNode((*Backend).crash),
 	chaos.Stop:      eachNode((*Backend).crash),
 	chaos.Restart:   (*Backend).restart,
 	chaos.Pause:     eachNode((*Backend).pause),
 	chaos.Resume:    eachNode((*Backend).resume),
-	chaos.Partition: reconcile,
-	chaos.Heal:      reconcile,
+	chaos.Partition: reconcileCuts,
+	chaos.Heal:      reconcileCuts,
 	chaos.Loss:      reconcile,
 	chaos.Delay:     reconcile,
+	chaos.Clock:     clockHook,
 }
 
-// reconcile is the hook of every network kind: whatever the fault, the
+// reconcile is the hook of loss and delay: whatever the fault, the
 // namespaces are reconciled to the world's cuts, losses and delays.
 func reconcile(b *Backend, ctx context.Context, _ chaos.Fault) error { return b.reconcileNetwork(ctx) }
+
+// reconcileCuts is the hook of partition and heal: the namespaces' rules
+// (links cut both ways), then the nodes' drop sets (links cut one way).
+func reconcileCuts(b *Backend, ctx context.Context, _ chaos.Fault) error {
+	if err := b.reconcileNetwork(ctx); err != nil {
+		return err
+	}
+	return b.reconcileNodes(ctx, nil)
+}
 
 // eachNode is the hook that carries out fn on every node the fault names.
 func eachNode(fn func(b *Backend, ctx context.Context, op chaos.Op, n *node) error) hook {
@@ -282,7 +292,9 @@ func (b *Backend) restart(ctx context.Context, f chaos.Fault) error {
 		if !ok {
 			return fmt.Errorf("docker: restart node %d: no event=boot within %v; see `docker logs %s`", n.id, b.cfg.bootTimeout, n.name)
 		}
-		return nil
+		// A new process: the machine's clock rate and the one-way cuts
+		// into it are put back.
+		return b.reconcileNode(ctx, n)
 	})
 }
 
@@ -317,7 +329,9 @@ func (b *Backend) resume(ctx context.Context, _ chaos.Op, n *node) error {
 	if _, err := b.client().ContainerUnpause(ctx, n.cid, client.ContainerUnpauseOptions{}); err != nil {
 		return fmt.Errorf("docker: resume node %d: %w", n.id, err)
 	}
-	return nil
+	// What changed while it was frozen (docker exec cannot reach a
+	// paused process) reaches it now.
+	return b.reconcileNode(ctx, n)
 }
 
 func (b *Backend) client() *testcontainers.DockerClient {

@@ -26,11 +26,14 @@ type Addrs map[election.NodeID]netip.Addr
 // unique inside one namespace; the node ID is.
 func Queue(id election.NodeID) uint16 { return uint16(id) }
 
-// Want is what node id's namespace should hold for the world s. A directed
-// cut a→b is one rule in a's output chain (the sender drops what it would
-// send to b): one place per direction, so a one-way cut touches only the
-// sender's namespace. Loss and delay of a node apply to its packets to and
-// from every peer.
+// Want is what node id's namespace should hold for the world s. A link cut
+// in both directions is a rule in each end's output chain (the sender drops
+// what it would send): the route between them breaks, as a real partition
+// breaks it. A link cut one way only is not a netfilter rule at all — a
+// dropped packet of a TCP route stalls both directions within a second —
+// but the receiver's drop set (DropFrom), carried out by the node itself,
+// so that the cut stays exactly one-way as the simulator keeps it. Loss and
+// delay of a node apply to its packets to and from every peer.
 func Want(s chaos.State, members []election.NodeID, addrs Addrs, id election.NodeID) netfilter.Rules {
 	var r netfilter.Rules
 	loss := int(math.Round(s.Loss[id] * 100))
@@ -40,7 +43,7 @@ func Want(s chaos.State, members []election.NodeID, addrs Addrs, id election.Nod
 		if m == id || !ok {
 			continue
 		}
-		if s.Cut[[2]election.NodeID{id, m}] {
+		if s.Cut[[2]election.NodeID{id, m}] && s.Cut[[2]election.NodeID{m, id}] {
 			r.DropOut = append(r.DropOut, a)
 		}
 		if loss > 0 {
@@ -53,6 +56,19 @@ func Want(s chaos.State, members []election.NodeID, addrs Addrs, id election.Nod
 		}
 	}
 	return r
+}
+
+// DropFrom is node id's drop set for the world s: the senders whose link
+// to id is cut one way only (id→sender still delivers). The node drops
+// their election messages on arrival; its routes stay up.
+func DropFrom(s chaos.State, members []election.NodeID, id election.NodeID) []election.NodeID {
+	var out []election.NodeID
+	for _, m := range members {
+		if m != id && s.Cut[[2]election.NodeID{m, id}] && !s.Cut[[2]election.NodeID{id, m}] {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Change is one namespace's new rules.

@@ -27,16 +27,33 @@ func world(faults ...chaos.Fault) chaos.State {
 	return s
 }
 
-func TestWantPutsAOneWayCutInTheSendersNamespaceOnly(t *testing.T) {
+// TestAOneWayCutIsTheReceiversDropSetNotARule: a one-way cut 1→3 is no
+// netfilter rule anywhere (a dropped packet of a TCP route stalls it both
+// ways) but 3's drop set; a link cut both ways is a drop-out rule at each
+// end, and no drop set.
+func TestAOneWayCutIsTheReceiversDropSetNotARule(t *testing.T) {
 	s := world(chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 3}}})
 	a := addrs()
-	if got := Want(s, members, a, 1); !slices.Equal(got.DropOut, []netip.Addr{a[3]}) || len(got.DropIn) > 0 {
-		t.Errorf("node 1 (sender) holds %s, want a drop-out to node 3 only", got)
-	}
-	for _, id := range []election.NodeID{2, 3} {
+	for _, id := range members {
 		if got := Want(s, members, a, id); !got.Empty() {
 			t.Errorf("node %d holds %s, want nothing", id, got)
 		}
+	}
+	if got := DropFrom(s, members, 3); !slices.Equal(got, []election.NodeID{1}) {
+		t.Errorf("node 3 drops from %v, want [1]", got)
+	}
+	if got := DropFrom(s, members, 1); len(got) != 0 {
+		t.Errorf("node 1 (the sender) drops from %v, want nothing", got)
+	}
+	s = world(chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 3}, {3, 1}}})
+	if got := Want(s, members, a, 1); !slices.Equal(got.DropOut, []netip.Addr{a[3]}) {
+		t.Errorf("two-way: node 1 holds %s, want a drop-out to 3", got)
+	}
+	if got := Want(s, members, a, 3); !slices.Equal(got.DropOut, []netip.Addr{a[1]}) {
+		t.Errorf("two-way: node 3 holds %s, want a drop-out to 1", got)
+	}
+	if got := DropFrom(s, members, 3); len(got) != 0 {
+		t.Errorf("two-way: node 3 drops from %v, want nothing (the rules cut it)", got)
 	}
 }
 
@@ -93,10 +110,11 @@ func TestDiffLiftsCutsInTwoRoundsAndLeavesTheUnchangedAlone(t *testing.T) {
 }
 
 // TestFaultsRebuildTheWorldTheRulesCameFrom: the rules of a world, read
-// back and turned into faults, rebuild that world's cuts and losses.
+// back and turned into faults, rebuild that world's two-way cuts and
+// losses (one-way cuts live in the nodes' drop sets, not in rules).
 func TestFaultsRebuildTheWorldTheRulesCameFrom(t *testing.T) {
 	a := addrs()
-	orig := world(chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 3}, {2, 1}}},
+	orig := world(chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 3}, {3, 1}, {2, 1}, {1, 2}}},
 		chaos.Fault{Op: chaos.Loss, Nodes: []election.NodeID{3}, Loss: 0.4})
 	held := map[election.NodeID]netfilter.Rules{}
 	for _, id := range members {
