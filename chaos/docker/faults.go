@@ -342,8 +342,8 @@ func (b *Backend) client() *testcontainers.DockerClient {
 
 // reconcileNetwork brings every running node's namespace to the world's
 // cuts, losses and delays: first the delay helpers that serve a delay the
-// world no longer holds go, then the rules change (rules.Diff, two rounds
-// when cuts are lifted), then a helper starts for every delay in force
+// world no longer holds go, then the rules change (rules.Diff: new cuts
+// first, then lifted ones in two rounds), then a helper starts for every delay in force
 // that has none — it installs its namespace's whole rule set itself, so a
 // namespace waiting for one is left to it.
 func (b *Backend) reconcileNetwork(ctx context.Context) error {
@@ -399,10 +399,12 @@ func (b *Backend) syncRules(ctx context.Context) error {
 	}
 	plan := rules.Diff(b.spec.Members, b.applied, want)
 	b.mu.Unlock()
-	if err := b.applyRules(ctx, plan.Lift); err != nil {
-		return err
+	for _, round := range [][]rules.Change{plan.Add, plan.Lift, plan.Install} {
+		if err := b.applyRules(ctx, round); err != nil {
+			return err
+		}
 	}
-	return b.applyRules(ctx, plan.Install)
+	return nil
 }
 
 // applyRules runs the helpers of changes, b.cfg.parallel at a time, and

@@ -46,11 +46,12 @@ func TestAOneWayCutIsTheReceiversDropSetNotARule(t *testing.T) {
 		t.Errorf("node 1 (the sender) drops from %v, want nothing", got)
 	}
 	s = world(chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 3}, {3, 1}}})
-	if got := Want(s, members, a, 1); !slices.Equal(got.DropOut, []netip.Addr{a[3]}) {
-		t.Errorf("two-way: node 1 holds %s, want a drop-out to 3", got)
+	// A tie (one cut each): the higher ID's namespace holds the link whole.
+	if got := Want(s, members, a, 3); !slices.Equal(got.DropOut, []netip.Addr{a[1]}) || !slices.Equal(got.DropIn, []netip.Addr{a[1]}) {
+		t.Errorf("two-way: node 3 holds %s, want a drop-out to 1 and a drop-in from 1", got)
 	}
-	if got := Want(s, members, a, 3); !slices.Equal(got.DropOut, []netip.Addr{a[1]}) {
-		t.Errorf("two-way: node 3 holds %s, want a drop-out to 1", got)
+	if got := Want(s, members, a, 1); !got.Empty() {
+		t.Errorf("two-way: node 1 holds %s, want nothing (3 holds the link)", got)
 	}
 	if got := DropFrom(s, members, 3); len(got) != 0 {
 		t.Errorf("two-way: node 3 drops from %v, want nothing (the rules cut it)", got)
@@ -71,9 +72,30 @@ func TestWantLossAndDelayCoverEveryPeerWithAnAddress(t *testing.T) {
 	}
 }
 
+// TestAnIsolationIsOneNamespace: the isolated node's namespace holds all
+// its links, so it loses the rest at one instant.
+func TestAnIsolationIsOneNamespace(t *testing.T) {
+	a := addrs()
+	for _, lone := range members {
+		var rest []election.NodeID
+		for _, m := range members {
+			if m != lone {
+				rest = append(rest, m)
+			}
+		}
+		s := world(chaos.Fault{Op: chaos.Partition, Groups: [][]election.NodeID{{lone}, rest}})
+		for _, id := range members {
+			got := Want(s, members, a, id)
+			if (id == lone) == got.Empty() {
+				t.Errorf("isolating %d: node %d holds %s", lone, id, got)
+			}
+		}
+	}
+}
+
 func TestDiffLiftsCutsInTwoRoundsAndLeavesTheUnchangedAlone(t *testing.T) {
 	a := addrs()
-	cut := world(chaos.Fault{Op: chaos.Partition, Groups: [][]election.NodeID{{1, 2}, {3}}})
+	cut := world(chaos.Fault{Op: chaos.Partition, Groups: [][]election.NodeID{{1}, {2}, {3}}})
 	healed := world()
 	want := func(s chaos.State) map[election.NodeID]netfilter.Rules {
 		m := map[election.NodeID]netfilter.Rules{}
@@ -86,26 +108,64 @@ func TestDiffLiftsCutsInTwoRoundsAndLeavesTheUnchangedAlone(t *testing.T) {
 	if p := Diff(members, held, held); !p.Empty() {
 		t.Errorf("nothing changes, yet the plan is %+v", p)
 	}
-	p := Diff(members, held, want(healed))
-	if len(p.Install) != 3 {
-		t.Fatalf("install %+v, want all three namespaces emptied", p.Install)
+	holding := 0 // namespaces with rules: the owners of the links
+	for _, r := range held {
+		if !r.Empty() {
+			holding++
+		}
 	}
-	if len(p.Lift) != 3 {
-		t.Fatalf("lift %+v, want a refusing round in all three", p.Lift)
+	p := Diff(members, held, want(healed))
+	if holding < 2 || len(p.Install) != holding {
+		t.Fatalf("install %+v, want the %d namespaces holding rules emptied", p.Install, holding)
+	}
+	if len(p.Lift) != holding {
+		t.Fatalf("lift %+v, want a refusing round in all %d", p.Lift, holding)
 	}
 	for _, c := range p.Lift {
-		if len(c.Rules.DropOut) != 0 || !slices.Equal(c.Rules.RefuseOut, held[c.Node].DropOut) {
+		if len(c.Rules.DropOut) != 0 || len(c.Rules.DropIn) != 0 || !slices.Equal(c.Rules.RefuseOut, held[c.Node].DropOut) {
 			t.Errorf("node %d lifts with %s, want it to refuse what it cut (%v) and drop nothing", c.Node, c.Rules, held[c.Node].DropOut)
 		}
 	}
-	// Adding a cut drops at once: no interim round.
-	if p := Diff(members, want(healed), held); len(p.Lift) != 0 || len(p.Install) != 3 {
-		t.Errorf("cutting: plan %+v, want three installs and no lift round", p)
+	// Adding a cut drops at once, in the first round: nothing else.
+	if p := Diff(members, want(healed), held); len(p.Lift) != 0 || len(p.Install) != 0 || len(p.Add) != holding {
+		t.Errorf("cutting: plan %+v, want %d adds and nothing more", p, holding)
 	}
 	// A namespace want does not name is left alone.
-	only1 := map[election.NodeID]netfilter.Rules{1: {}}
-	if p := Diff(members, held, only1); len(p.Install) != 1 || p.Install[0].Node != 1 {
-		t.Errorf("plan %+v, want node 1 only", p)
+	only3 := map[election.NodeID]netfilter.Rules{3: {}}
+	if p := Diff(members, held, only3); len(p.Install) != 1 || p.Install[0].Node != 3 {
+		t.Errorf("plan %+v, want node 3 only", p)
+	}
+}
+
+// TestAMovedLinkIsNeverUncut: a partition that moves a link's rules from
+// one end's namespace to the other cuts it in the new one before the old
+// one lets it go.
+func TestAMovedLinkIsNeverUncut(t *testing.T) {
+	a := addrs()
+	want := func(s chaos.State) map[election.NodeID]netfilter.Rules {
+		m := map[election.NodeID]netfilter.Rules{}
+		for _, id := range members {
+			m[id] = Want(s, members, a, id)
+		}
+		return m
+	}
+	// 1–3 cut alone: 3 holds it (a tie, the higher ID). Then 1 is cut
+	// from 2 as well: 1, cut off from two, holds both.
+	before := world(chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 3}, {3, 1}}})
+	after := world(chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 3}, {3, 1}, {1, 2}, {2, 1}}})
+	held := want(before)
+	p := Diff(members, held, want(after))
+	if len(p.Add) == 0 {
+		t.Fatalf("plan %+v: no add round", p)
+	}
+	// After the add round, 1–3 is cut in some namespace.
+	now := maps.Clone(held)
+	for _, c := range p.Add {
+		now[c.Node] = c.Rules
+	}
+	cutSomewhere := slices.Contains(now[1].DropOut, a[3]) || slices.Contains(now[3].DropIn, a[1])
+	if !cutSomewhere {
+		t.Errorf("after the add round %+v, 1->3 is cut nowhere", now)
 	}
 }
 
