@@ -9,8 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/moby/moby/client"
-
+	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
 	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
 )
 
@@ -53,7 +52,12 @@ func runReap(args []string) int {
 		fmt.Fprintf(os.Stderr, "ringleader reap: want --run ID and nothing else\n")
 		return 2
 	}
-	cli, err := client.New(client.FromEnv)
+	e, err := engine.Resolve()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader reap: %v\n", err)
+		return 1
+	}
+	cli, err := e.Client()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ringleader reap: %v\n", err)
 		return 1
