@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -40,6 +41,7 @@ func TestMain(m *testing.M) {
 	if run := os.Getenv(childEnv); run != "" {
 		os.Exit(child(run))
 	}
+	flag.Parse() // dockertest.Available honours -short
 	if dockertest.Available() == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		buildErr = BuildImage(ctx, testImage, nil)
