@@ -21,7 +21,6 @@ import (
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
 	"github.com/ringleader-dev/ringleader/chaos"
-	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
 	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
 	"github.com/ringleader-dev/ringleader/chaos/netfilter"
 	"github.com/ringleader-dev/ringleader/election"
@@ -354,9 +353,9 @@ func NewClient(ctx context.Context) (*testcontainers.DockerClient, error) { retu
 func newClient(ctx context.Context) (*testcontainers.DockerClient, error) {
 	configureTestcontainers()
 	quietTestcontainers()
-	e, err := engine.Connect(ctx)
+	e, err := Connect(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("docker: %w (start dockerd, or point DOCKER_HOST at an engine that runs)", err)
+		return nil, err
 	}
 	e.Pin()
 	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
@@ -387,6 +386,8 @@ func quietTestcontainers() {
 // when run is not empty.
 func runFilter(run string) client.Filters { return reaper.Filter(run) }
 
+// labels are what every container, volume and network of a run carries:
+// the project, the run, the role, and this process as the run's owner.
 func labels(run, role string) map[string]string {
-	return map[string]string{LabelProject: Project, LabelRun: run, LabelRole: role}
+	return map[string]string{LabelProject: Project, LabelRun: run, LabelRole: role, LabelOwner: self().String()}
 }
