@@ -40,20 +40,16 @@ func runClean(args []string) int {
 			"Exits 0 when nothing but live runs is left, 1 naming what else stays, 2 for bad\n"+
 			"flags.\n\n",
 			docker.LabelProject, docker.Project, reaper.Parallel, docker.LabelRun, docker.LabelOwner)
-		fs.PrintDefaults()
+		printFlags(fs.Output(), fs)
 	}
 	run := fs.String("run", "", "remove only this run's containers and network")
 	force := fs.Bool("force", false, "remove runs a live process owns, and the images they use, too")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if status, done := parseFlags(fs, args); done {
+		return status
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "ringleader clean: unexpected argument %q (valid: --run ID, --force, --timeout D)\n", fs.Arg(0))
-		return 2
+		return usageError("clean", "unexpected argument %q (valid: --run ID, --force, --timeout D)", fs.Arg(0))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -36,22 +35,17 @@ func runWatch(args []string) int {
 			"engine, never the cluster's network, so it sees through every fault and\n"+
 			"changes nothing it watches. On a terminal the view is redrawn in place;\n"+
 			"otherwise it prints one line per change. See docs/watch.md.\n\nFlags:\n")
-		fs.PrintDefaults()
+		printFlags(fs.Output(), fs)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if status, done := parseFlags(fs, args); done {
+		return status
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "ringleader watch: unexpected argument %q (flags only)\n", fs.Arg(0))
-		return 2
+		return usageError("watch", "unexpected argument %q (flags only)", fs.Arg(0))
 	}
 	if *httpAddr != "" {
 		if err := watch.CheckLoopback(*httpAddr); err != nil {
-			fmt.Fprintf(os.Stderr, "ringleader watch: --http: %v\n", err)
-			return 2
+			return usageError("watch", "--http: %v", err)
 		}
 	}
 	out := watch.Lines
