@@ -16,6 +16,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/internal/progress"
 	"github.com/ringleader-dev/ringleader/sim"
 	"github.com/ringleader-dev/ringleader/sim/explore"
 )
@@ -365,16 +366,13 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	}
 
 	start := time.Now()
-	if *schedules >= 2000 {
-		last := start
-		opts.Progress = func(done int) {
-			if now := time.Now(); now.Sub(last) >= time.Second || done == *schedules {
-				last = now
-				fmt.Fprintf(stderr, "explore: %d/%d schedules (%.0f/s)\n", done, *schedules, float64(done)/now.Sub(start).Seconds())
-			}
-		}
-	}
+	// Progress on stderr whatever the size: one schedule of a large
+	// cluster can take seconds, so the meter ticks between schedules too.
+	meter := progress.New(stderr, isTerminalWriter(stderr), "explore", "schedules", *schedules, time.Now)
+	opts.Progress = meter.Set
+	meter.Start()
 	res, err := explore.Run(opts)
+	meter.Done()
 	if err != nil {
 		fmt.Fprintf(stderr, "ringleader sim explore: %v\n", err)
 		return 1

@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -69,6 +70,12 @@ func runWatch(args []string) int {
 		fmt.Fprintf(os.Stderr, "ringleader %v\n", err)
 		return 1
 	}
+}
+
+// isTerminalWriter is isTerminal for a writer that may not be a file.
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminal(f)
 }
 
 // isTerminal reports whether f is a terminal (it has terminal settings).
