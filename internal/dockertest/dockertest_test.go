@@ -28,7 +28,7 @@ func TestRequireWithoutEngine(t *testing.T) {
 		{"true", true, "docker engine at unix:///nonexistent/docker.sock: no such file or directory (DOCKER_HOST)"},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestRequireWithoutEngine$", "-test.v")
-		cmd.Env = append(os.Environ(), "DOCKERTEST_CHILD=1", "DOCKER_HOST=unix:///nonexistent/docker.sock", "CI="+tc.ci)
+		cmd.Env = append(os.Environ(), "DOCKERTEST_CHILD=1", "DOCKER_HOST=unix:///nonexistent/docker.sock", "CI="+tc.ci, NoDockerEnv+"=")
 		out, err := cmd.CombinedOutput()
 		if failed := err != nil; failed != tc.wantFail {
 			t.Errorf("CI=%q: child failed=%v (%v), want %v\n%s", tc.ci, failed, err, tc.wantFail, out)
