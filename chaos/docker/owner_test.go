@@ -63,4 +63,3 @@ func TestOwnerLabelRoundTrips(t *testing.T) {
 		}
 	}
 }
-
