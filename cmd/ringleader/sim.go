@@ -204,13 +204,26 @@ func runSimComplexity(args []string, stdout, stderr io.Writer) int {
 	enc := json.NewEncoder(stdout)
 	var rows []sim.Complexity
 	status := 0
-	for _, ids := range rings {
+	// On a terminal the progress line is redrawn in place (and ended
+	// before anything else is printed); in a log it is a line each time.
+	tty, drawn := isTerminalWriter(stderr), false
+	for i, ids := range rings {
 		lim := sim.Limits{MaxTime: *maxTime, MaxMessages: *maxMessages, Progress: func(p sim.Progress) {
-			fmt.Fprintf(stderr, "complexity: %s n=%d: %v of virtual time, %d messages sent, %d delivered, %.0fs elapsed\n",
-				alg.Name, len(ids), p.Virtual.Round(time.Millisecond), p.Sent, p.Delivered, p.Elapsed.Seconds())
+			line := fmt.Sprintf("complexity: %s n=%d (%d of %d): %v of virtual time, %d messages sent, %d delivered, %.0fs elapsed",
+				alg.Name, len(ids), i+1, len(rings), p.Virtual.Round(time.Millisecond), p.Sent, p.Delivered, p.Elapsed.Seconds())
+			if tty {
+				fmt.Fprintf(stderr, "\r%s\x1b[K", line)
+				drawn = true
+				return
+			}
+			fmt.Fprintln(stderr, line)
 		}}
 		opts := sim.Options{Algorithm: alg.Name, Quorum: q, Seed: *seed, Delay: d, FaultFree: !*heartbeats}
 		c, err := sim.RunComplexityWithin(opts, ids, lim)
+		if drawn {
+			fmt.Fprintln(stderr)
+			drawn = false
+		}
 		if capped, ok := err.(*sim.CapError); ok {
 			flag := "--max-messages"
 			if capped.Cap == "time" {
