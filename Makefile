@@ -13,7 +13,7 @@ JUNIT     ?= store/junit.xml
 # reaper stays off and the project cleans up by label instead.
 export TESTCONTAINERS_RYUK_DISABLED := true
 
-.PHONY: all build images up down logs tap chaos-test sim-test test vet fmt fuzz bench bench-containers clean help
+.PHONY: all build images up down logs tap chaos-test sim-test test test-nodocker vet fmt fuzz bench bench-containers clean help
 
 all: build
 
@@ -75,6 +75,11 @@ vet: ## go vet and gofmt
 
 test: vet ## the whole test suite, race detector on, container chaos tests included
 	$(GO) test -race -count=1 -timeout 30m ./...
+
+# RINGLEADER_NO_DOCKER=1 is internal/dockertest's switch: every container
+# test and TestMain skips without dialing an engine, CI=true or not.
+test-nodocker: vet ## the test suite without Docker: never dials an engine, container tests skip (-race)
+	RINGLEADER_NO_DOCKER=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 fuzz: ## fuzz the wire decoder for 60 s
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./wire/

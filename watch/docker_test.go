@@ -15,6 +15,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/chaos/docker"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
 )
 
 // TestFollowRealContainers starts two nodes of the node image, watches
@@ -22,14 +23,12 @@ import (
 // other takes over: the alarm with a stale leader), kill and start the
 // other (down, then a new boot followed again).
 func TestFollowRealContainers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: no containers")
-	}
+	dockertest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	cli, err := docker.NewClient(ctx)
 	if err != nil {
-		t.Skipf("no Docker engine: %v", err)
+		t.Fatal(err)
 	}
 	defer cli.Close()
 	image := docker.DefaultImage

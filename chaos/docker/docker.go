@@ -313,46 +313,37 @@ func (b *Backend) Run() string {
 	return b.run
 }
 
-// NewClient returns a client of the local Docker engine, the one the
-// harness uses (ringleader watch reads logs and events with it); its error
-// says what a person needs to know when no engine answers. Close it when
-// done.
+// NewClient returns a client of the engine the environment names (see
+// package engine: DOCKER_HOST, the Docker context, else the default
+// socket), the one the harness uses (ringleader watch reads logs and events
+// with it); its error names that engine and says why it did not answer.
+// Close it when done.
 func NewClient(ctx context.Context) (*testcontainers.DockerClient, error) { return newClient(ctx) }
 
 // newClient returns the Docker client testcontainers itself uses (it
-// negotiates the engine's API version).
+// negotiates the engine's API version), pinned to the resolved engine:
+// testcontainers has fallbacks of its own (an engine that does not answer
+// at DOCKER_HOST makes it try the default socket), so the engine is
+// pinged first, pinned, and the client testcontainers built is checked to
+// dial it. Its providers, which GenericContainer and the networks use,
+// share that one resolution (testcontainers caches it per process).
 func newClient(ctx context.Context) (*testcontainers.DockerClient, error) {
 	configureTestcontainers()
 	quietTestcontainers()
+	e, err := Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.Pin()
 	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
 	if err != nil {
-		return nil, engineError(ctx, err)
+		return nil, fmt.Errorf("docker: testcontainers cannot use the engine at %s: %w", e, err)
+	}
+	if got := cli.DaemonHost(); got != e.Host {
+		cli.Close()
+		return nil, fmt.Errorf("docker: testcontainers chose the engine at %s, not %s (is tc.host set in ~/.testcontainers.properties?)", got, e)
 	}
 	return cli, nil
-}
-
-// engineError explains a missing engine. testcontainers tries several ways
-// to find one and reports only the last ("rootless Docker not found"),
-// which hides the real cause; a direct ping of DOCKER_HOST (or the default
-// socket) says what a person needs to know.
-func engineError(ctx context.Context, tcErr error) error {
-	host := os.Getenv("DOCKER_HOST")
-	if host == "" {
-		host = client.DefaultDockerHost
-	}
-	cause := tcErr
-	if c, err := client.New(client.FromEnv); err != nil {
-		cause = err
-	} else {
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_, perr := c.Ping(pctx, client.PingOptions{})
-		cancel()
-		c.Close()
-		if perr != nil {
-			cause = perr
-		}
-	}
-	return fmt.Errorf("docker: no Docker engine answers at %s: %v (start dockerd, or set DOCKER_HOST to an engine that runs)", host, cause)
 }
 
 var quietOnce sync.Once
@@ -372,6 +363,8 @@ func quietTestcontainers() {
 // when run is not empty.
 func runFilter(run string) client.Filters { return reaper.Filter(run) }
 
+// labels are what every container, volume and network of a run carries:
+// the project, the run, the role, and this process as the run's owner.
 func labels(run, role string) map[string]string {
-	return map[string]string{LabelProject: Project, LabelRun: run, LabelRole: role}
+	return map[string]string{LabelProject: Project, LabelRun: run, LabelRole: role, LabelOwner: self().String()}
 }

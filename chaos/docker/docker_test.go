@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -34,12 +35,17 @@ const testImage = "ringleader-node:chaos-test"
 // and waits for SIGINT (TestInterruptedRunLeavesNothing).
 const childEnv = "RINGLEADER_DOCKER_TEST_CHILD"
 
+// childNoReaperEnv makes that child start its cluster without a reaper,
+// so that its run outlives it when it is killed.
+const childNoReaperEnv = "RINGLEADER_DOCKER_TEST_CHILD_NO_REAPER"
+
 var buildErr error
 
 func TestMain(m *testing.M) {
 	if run := os.Getenv(childEnv); run != "" {
 		os.Exit(child(run))
 	}
+	flag.Parse() // dockertest.Available honours -short
 	if dockertest.Available() == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		buildErr = BuildImage(ctx, testImage, nil)
@@ -55,7 +61,7 @@ func TestMain(m *testing.M) {
 func child(run string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	b := New(WithImage(testImage), WithBuild(false))
+	b := New(WithImage(testImage), WithBuild(false), WithReaper(os.Getenv(childNoReaperEnv) == ""))
 	err := b.Start(ctx, spec(run, 3), &history.Memory{})
 	if err == nil {
 		fmt.Println("READY")
@@ -387,7 +393,7 @@ func TestInterruptedRunLeavesNothing(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { CleanRun(context.Background(), run) })
+	t.Cleanup(func() { CleanRun(context.Background(), run, true) })
 	sc := bufio.NewScanner(out)
 	ready := false
 	for sc.Scan() {
@@ -422,6 +428,61 @@ func TestInterruptedRunLeavesNothing(t *testing.T) {
 	}
 }
 
+// TestCleanLeavesARunALiveProcessOwns starts a run in another process
+// (without a reaper, so that only the owner label tells it is alive):
+// clean leaves it and names the owner; once that process is killed, the
+// same clean removes it.
+func TestCleanLeavesARunALiveProcessOwns(t *testing.T) {
+	dockertest.Require(t)
+	if buildErr != nil {
+		t.Fatalf("building %s: %v", testImage, buildErr)
+	}
+	run := runID(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+run, childNoReaperEnv+"=1")
+	cmd.Stderr = testWriter{t}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait(); CleanRun(context.Background(), run, true) })
+	sc := bufio.NewScanner(out)
+	for ready := false; !ready; {
+		if !sc.Scan() {
+			t.Fatalf("the child never started its cluster")
+		}
+		ready = sc.Text() == "READY"
+	}
+	c, err := CleanRun(ctx, run, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Len() > 0 || !strings.Contains(c.LiveRuns[run], fmt.Sprintf("process %d", cmd.Process.Pid)) {
+		t.Fatalf("clean of a live run: removed %v, live %v; want nothing removed and the run left naming process %d", c.Lines(), c.LiveRuns, cmd.Process.Pid)
+	}
+	if left, _ := Leftovers(ctx, run); len(left) != 7 {
+		t.Fatalf("the live run has %v, want 3 nodes, their 3 volumes and the network", left)
+	}
+
+	cmd.Process.Kill()
+	cmd.Wait()
+	c, err = CleanRun(ctx, run, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.LiveRuns) > 0 || len(c.Containers) != 3 || len(c.Networks) != 1 || len(c.Volumes) != 3 {
+		t.Errorf("clean after its owner died: removed %v, live %v; want 3 containers, 3 volumes, 1 network", c.Lines(), c.LiveRuns)
+	}
+	if left, _ := Leftovers(ctx, run); len(left) > 0 {
+		t.Errorf("after clean: %v", left)
+	}
+}
+
 func TestCleanRunRemovesOnlyThatRun(t *testing.T) {
 	dockertest.Require(t)
 	if buildErr != nil {
@@ -443,7 +504,8 @@ func TestCleanRunRemovesOnlyThatRun(t *testing.T) {
 	}
 	defer other.Close(ctx)
 	b.cancel() // the followers go as they would with the process
-	rm, err := CleanRun(ctx, run)
+	// This process made both runs and is alive: only force takes one.
+	rm, err := CleanRun(ctx, run, true)
 	if err != nil {
 		t.Fatal(err)
 	}

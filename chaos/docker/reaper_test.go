@@ -174,7 +174,7 @@ func reaperRun(t *testing.T) (string, *testcontainers.DockerClient) {
 		t.Fatalf("building %s: %v", testImage, buildErr)
 	}
 	run := runID(t)
-	t.Cleanup(func() { CleanRun(context.Background(), run) })
+	t.Cleanup(func() { CleanRun(context.Background(), run, true) })
 	cli, err := newClient(context.Background())
 	if err != nil {
 		t.Fatal(err)

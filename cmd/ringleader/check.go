@@ -4,7 +4,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -23,7 +22,6 @@ func checkCmd(args []string) int { return runCheck(args, os.Stdout, os.Stderr) }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	write := fs.Bool("write", false, "rewrite each run's results.json with the verdicts judged again")
 	asJSON := fs.Bool("json", false, "print the runs judged again as a JSON array (results.json's shape) instead of the verdicts")
 	fs.Usage = func() {
@@ -32,18 +30,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			"expected) and history.jsonl, runs the checkers on the history with the code a run uses, and prints\n"+
 			"every verdict next to the one recorded. Expectations were judged on the live cluster and are kept.\n"+
 			"Exit status: 0 every run passes, 1 some verdict or expectation fails, 2 bad input.\n\nFlags:\n")
-		fs.PrintDefaults()
+		printFlags(fs.Output(), fs)
 	}
-	paths, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	paths, status, done := parse(fs, args, true, stderr)
+	if done {
+		return status
 	}
 	if len(paths) == 0 {
-		fmt.Fprintf(stderr, "ringleader check: give a run directory or its history.jsonl (see -h)\n")
-		return 2
+		return usageErrorTo(stderr, "check", "give a run directory or its history.jsonl")
 	}
 	var stored []harness.Stored
 	for _, p := range paths {
@@ -66,7 +60,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		judged = append(judged, rj)
 	}
-	status := 0
+	status = 0
 	var results []*harness.Result
 	for _, rj := range judged {
 		results = append(results, rj.Result)

@@ -6,8 +6,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,7 +19,7 @@ import (
 
 func init() {
 	commands["clean"] = command{
-		summary: "remove every container, network and image a ringleader run left (or one run's with --run)",
+		summary: "remove every container, network and image a ringleader run left (or one run's with --run); live runs stay",
 		run:     runClean,
 	}
 }
@@ -25,46 +27,61 @@ func init() {
 func runClean(args []string) int {
 	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: ringleader clean [--run ID]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: ringleader clean [--run ID] [--force]\n\n"+
 			"Removes what carries the label %s=%s, %d at a time: containers (with their\n"+
 			"volumes), networks, volumes and, without --run, the built node images and the\n"+
 			"temporary directories of image builds whose process is gone. With --run only that\n"+
 			"run's containers, volumes and network (label %s=ID; the compose cluster's run is\n"+
-			"\"compose\"). Exits 1 and names what is left when something stays.\n\n",
-			docker.LabelProject, docker.Project, reaper.Parallel, docker.LabelRun)
-		fs.PrintDefaults()
+			"\"compose\").\n\n"+
+			"A run a live process owns is left, with the images its containers use, and named\n"+
+			"with the reason: its owner (label %s: host, PID and start time) still\n"+
+			"runs, or runs on a machine this one cannot check, or (runs of older builds) its\n"+
+			"reaper is still attached. --force removes those too.\n\n"+
+			"Exits 0 when nothing but live runs is left, 1 naming what else stays, 2 for bad\n"+
+			"flags.\n\n",
+			docker.LabelProject, docker.Project, reaper.Parallel, docker.LabelRun, docker.LabelOwner)
+		printFlags(fs.Output(), fs)
 	}
 	run := fs.String("run", "", "remove only this run's containers and network")
+	force := fs.Bool("force", false, "remove runs a live process owns, and the images they use, too")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if status, done := parseFlags(fs, args); done {
+		return status
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "ringleader clean: unexpected argument %q (valid: --run ID, --timeout D)\n", fs.Arg(0))
-		return 2
+		return usageError("clean", "unexpected argument %q (valid: --run ID, --force, --timeout D)", fs.Arg(0))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
+	if _, err := docker.Connect(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader clean: %v\n", err)
+		return 1
+	}
 	var (
-		rm  docker.Removed
+		c   docker.Cleaned
 		err error
 	)
 	if *run != "" {
-		rm, err = docker.CleanRun(ctx, *run)
+		c, err = docker.CleanRun(ctx, *run, *force)
 	} else {
-		rm, err = docker.CleanAll(ctx)
+		c, err = docker.CleanAll(ctx, *force)
 	}
-	for _, l := range rm.Lines() {
+	for _, l := range c.Lines() {
 		fmt.Println("removed", l)
 	}
 	if *run == "" {
 		for _, d := range docker.RemoveStaleBuildDirs() {
 			fmt.Println("removed build directory", d)
+		}
+	}
+	for _, r := range slices.Sorted(maps.Keys(c.LiveRuns)) {
+		fmt.Printf("left run %s: %s (--force removes it)\n", r, c.LiveRuns[r])
+	}
+	for _, k := range c.Kept {
+		if strings.HasPrefix(k, "image ") {
+			fmt.Println("left", k)
 		}
 	}
 	if err != nil {
@@ -73,7 +90,7 @@ func runClean(args []string) int {
 	// Done means nothing is left, not that the time ran out: look.
 	lctx, lcancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer lcancel()
-	left, lerr := docker.Leftovers(lctx, *run)
+	left, lerr := docker.Leftovers(lctx, *run, c.LiveRuns)
 	switch {
 	case lerr != nil:
 		fmt.Fprintf(os.Stderr, "ringleader clean: cannot tell what is left: %v\n", lerr)
@@ -84,7 +101,7 @@ func runClean(args []string) int {
 	case err != nil:
 		return 1
 	}
-	if len(rm.Lines()) == 0 {
+	if len(c.Lines()) == 0 && len(c.LiveRuns) == 0 {
 		fmt.Println("nothing to remove")
 	}
 	return 0

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,20 +40,16 @@ func runFault(args []string) int {
 			"cuts, loss and delay; restart and resume undo the others).\n\nFaults:\n%s\n\n"+
 			"Examples:\n  ringleader fault partition 1,2,3 4,5\n  ringleader fault isolate leader\n"+
 			"  ringleader fault cut 1 5 --one-way\n  ringleader fault heal\n\nFlags:\n", scenario.WordsUsage)
-		fs.PrintDefaults()
+		printFlags(fs.Output(), fs)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if status, done := parseFlags(fs, args); done {
+		return status
 	}
 	words := fs.Args()
 	// The words are checked before anything is touched; node IDs once
 	// the cluster's members are known.
 	if _, err := scenario.ParseWords(words, nil); err != nil {
-		fmt.Fprintf(os.Stderr, "ringleader fault: %v\n", err)
-		return 2
+		return usageError("fault", "%v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -71,8 +66,7 @@ func runFault(args []string) int {
 	}
 	step, err := scenario.ParseWords(words, spec.Members)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "ringleader fault: %v\n", err)
-		return 2
+		return usageError("fault", "%v", err)
 	}
 	if *seed == 0 {
 		*seed = time.Now().UnixNano()

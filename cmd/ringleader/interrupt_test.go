@@ -64,7 +64,7 @@ func runUntil(t *testing.T, out io.Writer) (*exec.Cmd, string, string) {
 			b, _ := os.ReadFile(hs[0])
 			if m := startMark.FindSubmatch(b); m != nil {
 				run := string(m[1])
-				t.Cleanup(func() { docker.CleanRun(context.Background(), run) })
+				t.Cleanup(func() { docker.CleanRun(context.Background(), run, true) })
 				return cmd, run, filepath.Dir(hs[0])
 			}
 		}

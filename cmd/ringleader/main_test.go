@@ -80,7 +80,7 @@ func wantContains(t *testing.T, what, s string, subs ...string) {
 	}
 }
 
-var commandNames = []string{"check", "clean", "control", "fault", "netfilter", "node", "reap", "report", "run", "sim", "tap", "watch"}
+var commandNames = []string{"check", "clean", "completion", "control", "fault", "help", "netfilter", "node", "reap", "report", "run", "sim", "tap", "watch"}
 
 func TestNoArgumentsPrintsUsageOnStderrAndExits2(t *testing.T) {
 	r := ringleader(t)
@@ -92,9 +92,11 @@ func TestNoArgumentsPrintsUsageOnStderrAndExits2(t *testing.T) {
 }
 
 func TestHelpPrintsUsageAndExits0(t *testing.T) {
-	r := ringleader(t, "help")
-	r.wantCode(t, 0, "help")
-	wantContains(t, "stderr", r.stderr, "Usage: ringleader <command>")
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
+		r := ringleader(t, args...)
+		r.wantCode(t, 0, args...)
+		wantContains(t, "stdout", r.stdout, "Usage: ringleader <command>")
+	}
 }
 
 func TestUnknownCommandExits2NamingItAndTheKnownCommands(t *testing.T) {
@@ -479,7 +481,7 @@ func TestNodeRejectsIDZeroExit2NamingTheFlag(t *testing.T) {
 func TestNetfilterHelpListsTheRuleFlags(t *testing.T) {
 	r := ringleader(t, "netfilter", "apply", "-h")
 	r.wantCode(t, 0, "netfilter", "apply", "-h")
-	wantContains(t, "netfilter apply -h", r.stderr, "-drop-out", "-drop-in", "-loss-peers", "-queue-peers", "-delay", "NET_ADMIN")
+	wantContains(t, "netfilter apply -h", r.stdout, "--drop-out", "--drop-in", "--loss-peers", "--queue-peers", "--delay", "NET_ADMIN")
 }
 
 // TestFaultRefusesBadWordsBeforeTouchingAnything: a malformed fault is
@@ -500,5 +502,5 @@ func TestFaultRefusesBadWordsBeforeTouchingAnything(t *testing.T) {
 	}
 	r := ringleader(t, "fault", "-h")
 	r.wantCode(t, 0, "fault", "-h")
-	wantContains(t, "fault -h", r.stderr, "partition 1,2,3 4,5", "isolate TARGET", "cut A B [--one-way]", "-run")
+	wantContains(t, "fault -h", r.stdout, "partition 1,2,3 4,5", "isolate TARGET", "cut A B [--one-way]", "--run")
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -34,23 +35,23 @@ By hand, ringleader fault does all of this for you (ringleader fault -h).
 Rule flags (apply and delay):
 `
 
-// printNetfilterUsage prints the actions and every rule flag.
-func printNetfilterUsage() {
-	fmt.Fprint(os.Stderr, netfilterUsage)
+// printNetfilterUsage prints the actions and every rule flag on w.
+func printNetfilterUsage(w io.Writer) {
+	fmt.Fprint(w, netfilterUsage)
 	fs := flag.NewFlagSet("netfilter", flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
 	var r netfilter.Rules
 	r.Flags(fs)
-	fs.PrintDefaults()
-	fmt.Fprint(os.Stderr, "\nDelay flags:\n  -delay duration\n    \thow long each queued packet is held (e.g. 100ms)\n  -jitter duration\n    \tuniform random extra in [-jitter, +jitter]\n")
+	printFlags(w, fs)
+	fmt.Fprint(w, "\nDelay flags:\n  --delay duration\n    \thow long each queued packet is held (e.g. 100ms)\n  --jitter duration\n    \tuniform random extra in [-jitter, +jitter]\n")
 }
 
 func runNetfilter(args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || (len(args) == 2 && (args[1] == "-h" || args[1] == "--help")) {
-		printNetfilterUsage()
 		if len(args) == 0 {
+			printNetfilterUsage(errOut)
 			return 2
 		}
+		printNetfilterUsage(helpOut)
 		return 0
 	}
 	sub, rest := args[0], args[1:]
@@ -62,8 +63,7 @@ func runNetfilter(args []string) int {
 	case "apply":
 		r, err := netfilter.Parse(rest)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 2
+			return usageError("netfilter apply", "%v", dashes(err.Error()))
 		}
 		if err := netfilter.Apply(r); err != nil {
 			return fail(err)
@@ -71,8 +71,7 @@ func runNetfilter(args []string) int {
 		fmt.Println("netfilter: installed:", r)
 	case "heal", "show":
 		if len(rest) > 0 {
-			fmt.Fprintf(os.Stderr, "ringleader netfilter %s: takes no arguments, got %q\n", sub, rest)
-			return 2
+			return usageError("netfilter "+sub, "takes no arguments, got %q", rest)
 		}
 		if sub == "heal" {
 			if err := netfilter.Heal(); err != nil {
@@ -90,8 +89,7 @@ func runNetfilter(args []string) int {
 	case "delay":
 		return runNetfilterDelay(rest)
 	default:
-		fmt.Fprintf(os.Stderr, "ringleader netfilter: unknown action %q (valid: apply, heal, show, delay)\n", sub)
-		return 2
+		return usageError("netfilter", "unknown action %q (valid: apply, heal, show, delay)", sub)
 	}
 	return 0
 }
@@ -108,16 +106,15 @@ func runNetfilterDelay(args []string) int {
 	r.Flags(fs)
 	fs.DurationVar(&delay, "delay", 0, "how long each queued packet is held (e.g. 100ms)")
 	fs.DurationVar(&jitter, "jitter", 0, "uniform random extra in [-jitter, +jitter]")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	fs.Usage = func() { printNetfilterUsage(fs.Output()) }
+	if status, done := parseFlags(fs, args); done {
+		return status
 	}
 	if err := r.Validate(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
+		return usageError("netfilter delay", "%v", err)
 	}
 	if delay <= 0 || jitter < 0 || len(r.QueuePeers) == 0 {
-		fmt.Fprintf(os.Stderr, "ringleader netfilter delay: need --delay > 0, --jitter >= 0 and --queue-peers (got delay %v, jitter %v, %d peers)\n", delay, jitter, len(r.QueuePeers))
-		return 2
+		return usageError("netfilter delay", "need --delay > 0, --jitter >= 0 and --queue-peers (got delay %v, jitter %v, %d peers)", delay, jitter, len(r.QueuePeers))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

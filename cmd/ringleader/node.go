@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/ringleader-dev/ringleader/node"
@@ -19,13 +22,16 @@ func init() {
 // runNode: exit 0 after a graceful stop (SIGTERM, SIGINT), 2 for a bad flag
 // or variable, 1 when the node cannot start.
 func runNode(args []string) int {
-	cfg, err := node.ParseArgs(args, os.Getenv, os.Stderr)
+	// The node's flags are its package's; its help is printed here, with
+	// the docs' spelling of flags, and its mistakes in the CLI's shape.
+	var help bytes.Buffer
+	cfg, err := node.ParseArgs(args, os.Getenv, &help)
 	if errors.Is(err, flag.ErrHelp) {
+		io.WriteString(helpOut, strings.ReplaceAll(help.String(), "\n  -", "\n  --"))
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "ringleader node: %v\n", err)
-		return 2
+		return usageError("node", "%v", dashes(strings.TrimPrefix(err.Error(), "flags: ")))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()

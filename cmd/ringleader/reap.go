@@ -9,8 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/moby/moby/client"
-
+	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
 	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
 )
 
@@ -40,20 +39,21 @@ SIGTERM or SIGINT reaps at once.
 // 2 for bad flags.
 func runReap(args []string) int {
 	fs := flag.NewFlagSet("reap", flag.ContinueOnError)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), reapUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), reapUsage); printFlags(fs.Output(), fs) }
 	run := fs.String("run", "", "the run label (org.ringleader.run) to watch")
 	deadline := fs.Duration("deadline", 5*time.Minute, "give up sweeping after this long")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if status, done := parseFlags(fs, args); done {
+		return status
 	}
 	if *run == "" || fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "ringleader reap: want --run ID and nothing else\n")
-		return 2
+		return usageError("reap", "want --run ID and nothing else")
 	}
-	cli, err := client.New(client.FromEnv)
+	e, err := engine.Resolve()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader reap: %v\n", err)
+		return 1
+	}
+	cli, err := e.Client()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ringleader reap: %v\n", err)
 		return 1

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,24 +21,19 @@ func reportCmd(args []string) int { return runReport(args, os.Stdout, os.Stderr)
 
 func runReport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	out := fs.String("o", "", "write the page to `FILE` (default: report.html in the run's directory)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: ringleader report [-o FILE] RUNDIR|history.jsonl\n\n"+
 			"Renders a stored run's report page again, from its history judged again (as 'ringleader check'\n"+
 			"judges it) and its results.json.\nExit status: 0 written, 1 the page could not be written, 2 bad input.\n\nFlags:\n")
-		fs.PrintDefaults()
+		printFlags(fs.Output(), fs)
 	}
-	paths, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	paths, status, done := parse(fs, args, true, stderr)
+	if done {
+		return status
 	}
 	if len(paths) != 1 {
-		fmt.Fprintf(stderr, "ringleader report: give one run directory or its history.jsonl (see -h)\n")
-		return 2
+		return usageErrorTo(stderr, "report", "give one run directory or its history.jsonl")
 	}
 	st, err := harness.FindStored(paths[0])
 	if err != nil {

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -39,24 +38,6 @@ type runFlags struct {
 	attach  string
 }
 
-// parseInterleaved lets flags and file arguments come in any order
-// (ringleader run scenarios/x.yaml --backend sim), which the flag package
-// alone does not: it stops at the first non-flag.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
 func runCmd(args []string) int {
 	var f runFlags
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -71,31 +52,25 @@ func runCmd(args []string) int {
 	fs.StringVar(&f.attach, "attach", "", "play the scenarios on the running `CLUSTER` (compose, or a harness run's label) instead of starting one; its shape must match each scenario's")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: ringleader run [scenario.yaml|dir ...] [flags]\n\nRuns scenarios (default: every file in scenarios/) and judges them.\nExit status: 0 all passed, 1 an expectation or checker verdict failed, 2 invalid scenario or flags,\n130 interrupted (SIGINT, SIGTERM, SIGHUP), 141 the output was closed (| head); either way the cluster is removed first.\n\nFlags:\n")
-		fs.PrintDefaults()
+		printFlags(fs.Output(), fs)
 	}
-	paths, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	paths, status, done := parseInterleaved(fs, args)
+	if done {
+		return status
 	}
 	if f.backend != "docker" && f.backend != "sim" {
-		fmt.Fprintf(os.Stderr, "ringleader run: --backend %q: want docker or sim\n", f.backend)
-		return 2
+		return usageError("run", "--backend %q: want docker or sim", f.backend)
 	}
 	if f.attach != "" {
 		if f.backend != "docker" {
-			fmt.Fprintf(os.Stderr, "ringleader run: --attach runs on a docker cluster; drop --backend %s\n", f.backend)
-			return 2
+			return usageError("run", "--attach runs on a docker cluster; drop --backend %s", f.backend)
 		}
 		// The cluster is not ours: nothing to build, and the run must
 		// not start one of its own.
 		f.build = false
 	}
 	if f.repeat < 0 {
-		fmt.Fprintf(os.Stderr, "ringleader run: --repeat %d: want a positive count\n", f.repeat)
-		return 2
+		return usageError("run", "--repeat %d: want a positive count", f.repeat)
 	}
 	seedSet := false
 	fs.Visit(func(fl *flag.Flag) { seedSet = seedSet || fl.Name == "seed" })
@@ -108,8 +83,7 @@ func runCmd(args []string) int {
 	// Every file is validated before anything starts.
 	scs, err := scenario.LoadAll(paths...)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "ringleader run: invalid scenarios:\n%v\n", err)
-		return 2
+		return usageError("run", "invalid scenarios:\n%v", err)
 	}
 
 	if !checkRunOutputs(os.Stderr, f, scs) {
@@ -273,8 +247,7 @@ func checkCapacity(scs []*scenario.Scenario) int {
 		}
 	}
 	if err := docker.CheckCapacity(context.Background(), len(largest.Members())); err != nil {
-		fmt.Fprintf(os.Stderr, "ringleader run: %s: %v\n", largest.File, err)
-		return 2
+		return usageError("run", "%s: %v", largest.File, err)
 	}
 	for _, sc := range scs {
 		if note := hastyTiming(sc); note != "" {

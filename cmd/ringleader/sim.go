@@ -4,7 +4,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/internal/progress"
 	"github.com/ringleader-dev/ringleader/outpath"
 	"github.com/ringleader-dev/ringleader/sim"
 	"github.com/ringleader-dev/ringleader/sim/explore"
@@ -24,80 +24,89 @@ import (
 
 func init() {
 	commands["sim"] = command{
-		summary: "run elections in the deterministic simulator (complexity, explore)",
-		run:     runSim,
+		summary:     "run elections in the deterministic simulator (complexity, explore)",
+		run:         runSim,
+		subcommands: simSubcommands,
 	}
 }
 
-const simUsage = `Usage: ringleader sim complexity --algorithm A --n N [--ids 3,1,4,... | --arrangement best|worst|random --seed S] [--json] [--heartbeats] [--max-time D] [--max-messages M]
-       ringleader sim explore --algorithm A --n N --schedules K --seed S [--quorum majority] [--option NAME=VALUE]... [--json] [--shrink [--save DIR]]
+const simUsage = `Usage: ringleader sim complexity --algorithm A --n N [flags]
+       ringleader sim explore --algorithm A --n N --schedules K --seed S [flags]
 
-complexity: one fault-free election, every node starting at once, run until
-  quiet; prints the election messages against the published formula. --n
-  takes a list (--n 4,8,16) for one row per size. Nothing fails, so no
-  failure detector runs unless --heartbeats asks for it; a run that passes
-  --max-time of virtual time or --max-messages stops with an error, and a
-  run longer than two seconds prints progress on stderr.
-explore: K random fault schedules (crashes, pauses, partitions, one-way and
-  non-transitive cuts, loss, delay), each ending with a heal and a quiet
-  period, judged by the checkers the algorithm claims. Exit status 1 when a
-  claimed property failed; every failing schedule comes with the command
-  that replays it. Schedules are scenario steps: --shrink minimises each
-  failing one while the same checker still fails, and --save DIR writes it
-  as DIR/<algorithm>-<checker>-<seed>.yaml, a scenario file that
-  'ringleader run' passes exactly when the failure reproduces, in the
-  simulator or in containers.
+Runs elections in the deterministic simulator: no containers, no clock.
 
-Run 'ringleader sim <subcommand> -h' for every flag.
+Subcommands:
+  complexity  one fault-free election; its messages against the published formula
+  explore     random fault schedules judged by the checkers the algorithm claims
+
+Run 'ringleader help sim SUBCOMMAND' for a subcommand's flags and exit status.
 `
 
+const simComplexityUsage = `Usage: ringleader sim complexity --algorithm A --n N [--option NAME=VALUE]... [--ids 3,1,4,... | --arrangement best|worst|random --seed S] [--json] [--heartbeats] [--max-time D] [--max-messages M]
+
+One fault-free election, every node starting at once, run until quiet;
+prints the election messages against the published formula. --n takes a
+list (--n 4,8,16) for one row per size. Nothing fails, so no failure
+detector runs unless --heartbeats asks for it; a run that passes --max-time
+of virtual time or --max-messages stops with an error, and a run longer
+than two seconds prints progress on stderr.
+
+Exit status: 0 every election ended quiet and agreed, 1 one did not, hit a
+cap or failed, 2 bad flags.
+
+Flags:
+`
+
+const simExploreUsage = `Usage: ringleader sim explore --algorithm A --n N --schedules K --seed S [--quorum majority] [--option NAME=VALUE]... [--kinds K,...] [--json] [--shrink [--save DIR]]
+
+K random fault schedules (crashes, pauses, partitions, one-way and
+non-transitive cuts, loss, delay), each ending with a heal and a quiet
+period, judged by the checkers the algorithm claims; every failing schedule
+comes with the command that replays it. Schedules are scenario steps:
+--shrink minimises each failing one while the same checker still fails, and
+--save DIR writes it as DIR/<algorithm>-<checker>-<seed>.yaml, a scenario
+file that 'ringleader run' passes exactly when the failure reproduces, in
+the simulator or in containers. Progress goes to stderr: a bar with rate
+and time left on a terminal, a line every few seconds otherwise.
+
+Exit status: 0 every claimed property held, 1 one failed (or the work
+failed), 2 bad flags.
+
+Flags:
+`
+
+// simSubcommands are sim's subcommands, for help and completion.
+var simSubcommands = []string{"complexity", "explore"}
+
 func runSim(args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(os.Stderr, simUsage)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
+	if len(args) == 0 {
+		fmt.Fprint(errOut, simUsage)
+		return 2
 	}
 	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprint(helpOut, simUsage)
+		return 0
 	case "complexity":
-		return runSimComplexity(args[1:], os.Stdout, os.Stderr)
+		return runSimComplexity(args[1:], os.Stdout, errOut)
 	case "explore":
-		return runSimExplore(args[1:], os.Stdout, os.Stderr)
+		return runSimExplore(args[1:], os.Stdout, errOut)
 	}
-	fmt.Fprintf(os.Stderr, "ringleader sim: unknown subcommand %q (valid: complexity, explore)\n", args[0])
-	return 2
+	return usageError("sim", "unknown subcommand %q (valid: %s)", args[0], strings.Join(simSubcommands, ", "))
 }
 
-// badFlag prints one line and returns the bad-usage status.
+// badFlag reports a bad flag value in the CLI's one shape and returns 2.
 func badFlag(stderr io.Writer, sub string, err error) int {
-	fmt.Fprintf(stderr, "ringleader sim %s: %v\n", sub, err)
-	return 2
+	return usageErrorTo(stderr, "sim "+sub, "%v", err)
 }
 
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+func newFlagSet(name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet("ringleader sim "+name, flag.ContinueOnError)
-	// The flag package's own error output is the whole flag list; a bad
-	// flag gets one line instead (parseFlags), -h the list.
-	fs.SetOutput(io.Discard)
-	return fs
-}
-
-// parseFlags parses args; done is true when the command should exit with
-// status (help printed, or a bad flag reported on one line).
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (status int, done bool) {
-	err := fs.Parse(args)
-	switch {
-	case err == nil:
-		return 0, false
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintf(stderr, "Usage of %s:\n", fs.Name())
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
-		return 0, true
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		printFlags(fs.Output(), fs)
 	}
-	fmt.Fprintf(stderr, "%s: %v (see -h)\n", fs.Name(), err)
-	return 2, true
+	return fs
 }
 
 // resolveSetup reads --quorum and the --option flags for alg and
@@ -136,7 +145,7 @@ func parseNs(s string) ([]int, error) {
 }
 
 func runSimComplexity(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("complexity", stderr)
+	fs := newFlagSet("complexity", simComplexityUsage)
 	algName := fs.String("algorithm", "", "algorithm name (required)")
 	nList := fs.String("n", "", "node count, or a comma-separated list of counts")
 	idList := fs.String("ids", "", "explicit ring order, e.g. 3,1,4,5,2 (instead of --n and --arrangement)")
@@ -149,7 +158,7 @@ func runSimComplexity(args []string, stdout, stderr io.Writer) int {
 	heartbeats := fs.Bool("heartbeats", false, "run the failure detector too (heartbeats, pings, hop acknowledgements), counted as maintenance; without it only the election's own messages are sent")
 	maxTime := fs.Duration("max-time", sim.DefaultMaxTime, "stop with an error when the election is still running after this much virtual time")
 	maxMessages := fs.Int("max-messages", sim.DefaultMaxMessages, "stop with an error when the election has sent this many messages (every class) and still runs; -1: no cap")
-	if status, done := parseFlags(fs, args, stderr); done {
+	if status, done := parseFlagsTo(fs, args, stderr); done {
 		return status
 	}
 	if fs.NArg() > 0 {
@@ -211,13 +220,26 @@ func runSimComplexity(args []string, stdout, stderr io.Writer) int {
 	enc := json.NewEncoder(stdout)
 	var rows []sim.Complexity
 	status := 0
-	for _, ids := range rings {
+	// On a terminal the progress line is redrawn in place (and ended
+	// before anything else is printed); in a log it is a line each time.
+	tty, drawn := isTerminalWriter(stderr), false
+	for i, ids := range rings {
 		lim := sim.Limits{MaxTime: *maxTime, MaxMessages: *maxMessages, Progress: func(p sim.Progress) {
-			fmt.Fprintf(stderr, "complexity: %s n=%d: %v of virtual time, %d messages sent, %d delivered, %.0fs elapsed\n",
-				alg.Name, len(ids), p.Virtual.Round(time.Millisecond), p.Sent, p.Delivered, p.Elapsed.Seconds())
+			line := fmt.Sprintf("complexity: %s n=%d (%d of %d): %v of virtual time, %d messages sent, %d delivered, %.0fs elapsed",
+				alg.Name, len(ids), i+1, len(rings), p.Virtual.Round(time.Millisecond), p.Sent, p.Delivered, p.Elapsed.Seconds())
+			if tty {
+				fmt.Fprintf(stderr, "\r%s\x1b[K", line)
+				drawn = true
+				return
+			}
+			fmt.Fprintln(stderr, line)
 		}}
 		opts := sim.Options{Algorithm: alg.Name, Quorum: q, Options: algOpts, Seed: *seed, Delay: d, FaultFree: !*heartbeats}
 		c, err := sim.RunComplexityWithin(opts, ids, lim)
+		if drawn {
+			fmt.Fprintln(stderr)
+			drawn = false
+		}
 		if capped, ok := err.(*sim.CapError); ok {
 			flag := "--max-messages"
 			if capped.Cap == "time" {
@@ -302,7 +324,7 @@ func knownAlgorithms() string {
 }
 
 func runSimExplore(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("explore", stderr)
+	fs := newFlagSet("explore", simExploreUsage)
 	algName := fs.String("algorithm", "", "algorithm name (required)")
 	n := fs.Int("n", 5, "node count (IDs 1..n)")
 	schedules := fs.Int("schedules", 1000, "number of random fault schedules")
@@ -320,7 +342,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	shrinkSeeds := fs.Int("shrink-seeds", 3, "with --shrink: a candidate must fail on this many simulator seeds")
 	shrinkBudget := fs.Int("shrink-budget", 300, "with --shrink: at most this many candidates per schedule")
 	shrinkTime := fs.Duration("shrink-time", 2*time.Minute, "with --shrink: stop shrinking after this long in all, keeping the smallest schedules found")
-	if status, done := parseFlags(fs, args, stderr); done {
+	if status, done := parseFlagsTo(fs, args, stderr); done {
 		return status
 	}
 	if fs.NArg() > 0 {
@@ -385,16 +407,13 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	}
 
 	start := time.Now()
-	if *schedules >= 2000 {
-		last := start
-		opts.Progress = func(done int) {
-			if now := time.Now(); now.Sub(last) >= time.Second || done == *schedules {
-				last = now
-				fmt.Fprintf(stderr, "explore: %d/%d schedules (%.0f/s)\n", done, *schedules, float64(done)/now.Sub(start).Seconds())
-			}
-		}
-	}
+	// Progress on stderr whatever the size: one schedule of a large
+	// cluster can take seconds, so the meter ticks between schedules too.
+	meter := progress.New(stderr, isTerminalWriter(stderr), "explore", "schedules", *schedules, time.Now)
+	opts.Progress = meter.Set
+	meter.Start()
 	res, err := explore.Run(opts)
+	meter.Done()
 	if err != nil {
 		fmt.Fprintf(stderr, "ringleader sim explore: %v\n", err)
 		return 1

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -30,22 +29,17 @@ func runTap(args []string) int {
 			"message on the cluster's subjects. It can publish nothing, and the nodes'\n"+
 			"failure detection does not depend on who subscribes, so attaching it changes\n"+
 			"no election. The secret comes from $%s or --secret-file, never a flag.\n\nFlags:\n", trust.SecretEnv)
-		fs.PrintDefaults()
+		printFlags(fs.Output(), fs)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if status, done := parseFlags(fs, args); done {
+		return status
 	}
 	secret, err := trust.ReadSecret(*secretFile, os.Getenv)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "ringleader tap: --secret-file: %v\n", err)
-		return 2
+		return usageError("tap", "--secret-file: %v", err)
 	}
 	if secret == "" {
-		fmt.Fprintf(os.Stderr, "ringleader tap: %s: required: the cluster's secret (the compose cluster's is in .ringleader/compose.secret; see docs/trust.md)\n", trust.SecretEnv)
-		return 2
+		return usageError("tap", "%s: required: the cluster's secret (the compose cluster's is in .ringleader/compose.secret; see docs/trust.md)", trust.SecretEnv)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()

@@ -4,9 +4,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -36,22 +36,17 @@ func runWatch(args []string) int {
 			"engine, never the cluster's network, so it sees through every fault and\n"+
 			"changes nothing it watches. On a terminal the view is redrawn in place;\n"+
 			"otherwise it prints one line per change. See docs/watch.md.\n\nFlags:\n")
-		fs.PrintDefaults()
+		printFlags(fs.Output(), fs)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if status, done := parseFlags(fs, args); done {
+		return status
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "ringleader watch: unexpected argument %q (flags only)\n", fs.Arg(0))
-		return 2
+		return usageError("watch", "unexpected argument %q (flags only)", fs.Arg(0))
 	}
 	if *httpAddr != "" {
 		if err := watch.CheckLoopback(*httpAddr); err != nil {
-			fmt.Fprintf(os.Stderr, "ringleader watch: --http: %v\n", err)
-			return 2
+			return usageError("watch", "--http: %v", err)
 		}
 	}
 	out := watch.Lines
@@ -81,6 +76,12 @@ func runWatch(args []string) int {
 		fmt.Fprintf(os.Stderr, "ringleader %v\n", err)
 		return 1
 	}
+}
+
+// isTerminalWriter is isTerminal for a writer that may not be a file.
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminal(f)
 }
 
 // isTerminal reports whether f is a terminal (it has terminal settings).

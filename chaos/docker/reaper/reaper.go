@@ -34,6 +34,11 @@ const (
 
 	// RoleReaper marks the watcher container of a run.
 	RoleReaper = "reaper"
+
+	// LabelOwner names the process that made a run's containers and
+	// network (host, boot, PID and start time): `ringleader clean` leaves
+	// a run whose owner is alive.
+	LabelOwner = "org.ringleader.owner"
 )
 
 // Parallel is how many removals run at once: enough that a 50-node run
@@ -50,12 +55,15 @@ func Filter(run string) client.Filters {
 	return f
 }
 
-// Removed lists what a sweep removed, by name.
+// Removed lists what a sweep removed, by name, and what it kept.
 type Removed struct {
 	Containers []string
 	Networks   []string
 	Volumes    []string
 	Images     []string
+	// Kept lists what the sweep left on purpose, one "kind name: why"
+	// each (Sweep.Keep); not counted by Len or Lines.
+	Kept []string
 }
 
 // Lines renders r one "kind name" per line.
@@ -87,6 +95,10 @@ type Sweep struct {
 	// itself, and the backend's own clean-up, which stops its reaper
 	// last.
 	KeepReapers bool
+	// Keep leaves the runs it holds alone (run label → why): their
+	// containers, networks and volumes, and every image their containers
+	// use.
+	Keep map[string]string
 }
 
 // Do removes what s selects, Parallel at a time: containers first (forced,
@@ -104,15 +116,17 @@ func (s Sweep) Do(ctx context.Context, cli client.APIClient) (Removed, error) {
 		return rm, fmt.Errorf("list containers: %w", err)
 	}
 	var cids, cnames []string
+	inUse := map[string]string{} // image ID → a kept run that uses it
 	for _, c := range cs.Items {
+		if why, ok := s.Keep[c.Labels[LabelRun]]; ok {
+			inUse[c.ImageID] = c.Labels[LabelRun]
+			rm.Kept = append(rm.Kept, "container "+containerName(c.ID, c.Names)+": "+why)
+			continue
+		}
 		if s.KeepReapers && c.Labels[LabelRole] == RoleReaper {
 			continue
 		}
-		name := c.ID[:12]
-		if len(c.Names) > 0 {
-			name = strings.TrimPrefix(c.Names[0], "/")
-		}
-		cids, cnames = append(cids, c.ID), append(cnames, name)
+		cids, cnames = append(cids, c.ID), append(cnames, containerName(c.ID, c.Names))
 	}
 	rm.Containers, errs = each(cids, cnames, "container", func(id string) error {
 		_, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
@@ -125,6 +139,10 @@ func (s Sweep) Do(ctx context.Context, cli client.APIClient) (Removed, error) {
 	}
 	var nids, nnames []string
 	for _, n := range ns.Items {
+		if why, ok := s.Keep[n.Labels[LabelRun]]; ok {
+			rm.Kept = append(rm.Kept, "network "+n.Name+": "+why)
+			continue
+		}
 		nids, nnames = append(nids, n.ID), append(nnames, n.Name)
 	}
 	var e []error
@@ -140,6 +158,10 @@ func (s Sweep) Do(ctx context.Context, cli client.APIClient) (Removed, error) {
 	}
 	var vnames []string
 	for _, v := range vs.Items {
+		if why, ok := s.Keep[v.Labels[LabelRun]]; ok {
+			rm.Kept = append(rm.Kept, "volume "+v.Name+": "+why)
+			continue
+		}
 		vnames = append(vnames, v.Name)
 	}
 	rm.Volumes, e = each(vnames, vnames, "volume", func(name string) error {
@@ -161,6 +183,10 @@ func (s Sweep) Do(ctx context.Context, cli client.APIClient) (Removed, error) {
 			}
 			if len(im.RepoTags) > 0 {
 				name = strings.Join(im.RepoTags, ",")
+			}
+			if run, ok := inUse[im.ID]; ok {
+				rm.Kept = append(rm.Kept, "image "+name+": the containers of run "+run+" use it")
+				continue
 			}
 			iids, inames = append(iids, im.ID), append(inames, name)
 		}
@@ -212,9 +238,23 @@ func each(ids, names []string, kind string, remove func(id string) error) ([]str
 	return done, failed
 }
 
+// containerName is a container's name without its slash, or its short ID.
+func containerName(id string, names []string) string {
+	if len(names) > 0 {
+		return strings.TrimPrefix(names[0], "/")
+	}
+	return id[:12]
+}
+
 // Left lists, one "kind name" each, the containers, networks and volumes
 // still labelled with run (every run's, when run is empty).
 func Left(ctx context.Context, cli client.APIClient, run string) ([]string, error) {
+	return LeftExcept(ctx, cli, run, nil)
+}
+
+// LeftExcept is Left without what carries a run label in except: what a
+// clean-up that kept those runs on purpose should not count as left.
+func LeftExcept(ctx context.Context, cli client.APIClient, run string, except map[string]string) ([]string, error) {
 	var out []string
 	f := Filter(run)
 	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
@@ -222,25 +262,27 @@ func Left(ctx context.Context, cli client.APIClient, run string) ([]string, erro
 		return nil, err
 	}
 	for _, c := range cs.Items {
-		name := c.ID[:12]
-		if len(c.Names) > 0 {
-			name = strings.TrimPrefix(c.Names[0], "/")
+		if _, ok := except[c.Labels[LabelRun]]; !ok {
+			out = append(out, "container "+containerName(c.ID, c.Names))
 		}
-		out = append(out, "container "+name)
 	}
 	ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: f})
 	if err != nil {
 		return nil, err
 	}
 	for _, n := range ns.Items {
-		out = append(out, "network "+n.Name)
+		if _, ok := except[n.Labels[LabelRun]]; !ok {
+			out = append(out, "network "+n.Name)
+		}
 	}
 	vs, err := cli.VolumeList(ctx, client.VolumeListOptions{Filters: f})
 	if err != nil {
 		return nil, err
 	}
 	for _, v := range vs.Items {
-		out = append(out, "volume "+v.Name)
+		if _, ok := except[v.Labels[LabelRun]]; !ok {
+			out = append(out, "volume "+v.Name)
+		}
 	}
 	return out, nil
 }
