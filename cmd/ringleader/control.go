@@ -38,13 +38,10 @@ func runControl(args []string) int {
 			"Logs in as the control account and asks one node to change its clock or its\n"+
 			"drop set (the receiving end of a one-way cut), live. Prints the node's answer\n"+
 			"once the change is in effect. The secret comes from $%s, never a flag.\n\nFlags:\n", trust.SecretEnv)
-		fs.PrintDefaults()
+		printFlags(fs.Output(), fs)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if status, done := parseFlags(fs, args); done {
+		return status
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -53,13 +50,11 @@ func runControl(args []string) int {
 		err = fmt.Errorf("--timeout: %v is not a positive duration", *timeout)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "ringleader control: %v\n", err)
-		return 2
+		return usageError("control", "%v", err)
 	}
 	secret := os.Getenv(trust.SecretEnv)
 	if secret == "" {
-		fmt.Fprintf(os.Stderr, "ringleader control: %s: required: the cluster's secret (see docs/trust.md)\n", trust.SecretEnv)
-		return 2
+		return usageError("control", "%s: required: the cluster's secret (see docs/trust.md)", trust.SecretEnv)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
