@@ -100,3 +100,50 @@ func ParseNodeLog(line []byte) (rec Record, ok bool, err error) {
 	}
 	return rec, true, nil
 }
+
+// Events and keys of the lines a node writes when the harness changed its
+// clock or its drop set over the control channel (docs/logs.md). They carry
+// no seq: the history records the fault from the harness's side, and these
+// lines are the node's word that the change took effect, which attach and
+// watch read back (ParseControlNote).
+const (
+	EventClock    = "clock"     // the node's clock changed (rate or jump)
+	EventDropFrom = "drop-from" // the node's drop set was replaced
+
+	LogClockRate = "clock_rate" // boot (only with --clock-rate), and the clock line: the rate now
+	LogJumpMS    = "jump_ms"    // clock: the jump, when the change was one
+	LogReadingMS = "reading_ms" // clock: the node clock's reading after the change, ms since the loop started
+	LogTrueMS    = "true_ms"    // clock: the true time since the loop started, ms
+	LogDropFrom  = "drop_from"  // drop-from: the whole set, ascending
+)
+
+// ControlNote is a node's line about a control change: its clock rate
+// after a clock line (and the jump, when it was one), or its whole drop set
+// after a drop-from line.
+type ControlNote struct {
+	Time     time.Time
+	Node     election.NodeID
+	Boot     string
+	Event    string // EventClock or EventDropFrom
+	Rate     float64
+	JumpMS   int64
+	DropFrom []election.NodeID
+}
+
+// ParseControlNote reads a clock or drop-from line; ok is false for any
+// other line (and for one without node or boot).
+func ParseControlNote(line []byte) (ControlNote, bool) {
+	var l struct {
+		Time     time.Time         `json:"time"`
+		Node     election.NodeID   `json:"node"`
+		Boot     string            `json:"boot"`
+		Event    string            `json:"event"`
+		Rate     float64           `json:"clock_rate"`
+		JumpMS   int64             `json:"jump_ms"`
+		DropFrom []election.NodeID `json:"drop_from"`
+	}
+	if err := json.Unmarshal(line, &l); err != nil || (l.Event != EventClock && l.Event != EventDropFrom) || l.Node <= 0 || l.Boot == "" {
+		return ControlNote{}, false
+	}
+	return ControlNote{Time: l.Time, Node: l.Node, Boot: l.Boot, Event: l.Event, Rate: l.Rate, JumpMS: l.JumpMS, DropFrom: l.DropFrom}, true
+}

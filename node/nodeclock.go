@@ -15,19 +15,21 @@ import (
 // Events of the informational lines a control request leads to
 // (docs/logs.md). They carry no seq: the history records faults from the
 // harness, and these lines are the node's word that a change took effect.
+// The clock and drop-from events and their keys are the log schema's
+// (package history), which attach and watch read back.
 const (
-	EventClock          = "clock"           // the node's clock changed (rate or jump)
-	EventDropFrom       = "drop-from"       // the node's drop set was replaced
+	EventClock          = history.EventClock
+	EventDropFrom       = history.EventDropFrom
 	EventControlRefused = "control-refused" // a control request was refused
 )
 
 // Keys of those lines.
 const (
-	LogClockRate = "clock_rate" // boot (only with --clock-rate), and the clock line: the rate now
-	LogJumpMS    = "jump_ms"    // clock: the jump, when the change was one
-	LogReadingMS = "reading_ms" // clock: the node clock's reading after the change, ms since the loop started
-	LogTrueMS    = "true_ms"    // clock: the true time since the loop started, ms
-	LogDropFrom  = "drop_from"  // drop-from: the whole set, ascending
+	LogClockRate = history.LogClockRate
+	LogJumpMS    = history.LogJumpMS
+	LogReadingMS = history.LogReadingMS
+	LogTrueMS    = history.LogTrueMS
+	LogDropFrom  = history.LogDropFrom
 )
 
 // DropCut is the reason of a drop line for a message from a sender in the

@@ -47,6 +47,8 @@ const (
 	ChangeState    = "state"     // the container's state changed
 	ChangeAlarm    = "alarm"     // two or more nodes hold role leader (or the set of them changed)
 	ChangeAlarmEnd = "alarm-end" // at most one node holds role leader again
+	ChangeClock    = "clock"     // the harness changed the node's clock (its rate, or a jump)
+	ChangeCut      = "cut"       // the harness replaced the node's drop set (one-way cuts into it)
 )
 
 // DefaultRateWindow is the span over which messages per second are counted.
@@ -76,6 +78,14 @@ type NodeStatus struct {
 	// Drops counts what the node rejected since it booted, by reason
 	// (each drop line stands for itself and the drops it suppressed).
 	Drops map[string]int `json:"drops,omitempty"`
+	// ClockRate is the rate of the node's clock when a clock fault
+	// changed it (absent: real speed), JumpedMS the jumps it took since
+	// it booted; DropFrom the senders whose messages it drops on arrival
+	// (the receiving end of one-way cuts). Read from the node's own
+	// lines: what the node says is in effect.
+	ClockRate float64           `json:"clock_rate,omitempty"`
+	JumpedMS  int64             `json:"jumped_ms,omitempty"`
+	DropFrom  []election.NodeID `json:"drop_from,omitempty"`
 	// LastLine is the time of the node's last event line.
 	LastLine time.Time `json:"last_line,omitzero"`
 }
@@ -189,6 +199,9 @@ func (b *Board) Line(id election.NodeID, line []byte, logged time.Time) []Change
 	if err != nil {
 		return nil
 	}
+	if note, isNote := history.ParseControlNote(line); isNote {
+		return b.controlNote(id, note, logged)
+	}
 	if !ok {
 		return b.summaryLine(id, line, logged)
 	}
@@ -215,6 +228,7 @@ func (b *Board) Line(id election.NodeID, line []byte, logged time.Time) []Change
 			st.Boot = rec.Boot
 			st.Leader, st.Epoch, st.Role, st.ViewSince = 0, 0, election.Undecided, at
 			st.Drops = nil
+			st.ClockRate, st.JumpedMS, st.DropFrom = 0, 0, nil // a new process runs on true time
 			n.sent, n.recv = nil, nil
 			n.perMessage, n.summary = false, summaryRate{}
 		}
@@ -258,6 +272,33 @@ func (b *Board) Line(id election.NodeID, line []byte, logged time.Time) []Change
 		out = append(out, b.changeOf(ChangeStop, n, at))
 	}
 	return append(out, b.checkAlarm(at)...)
+}
+
+// controlNote takes a node's word that the harness changed its clock or
+// its drop set.
+func (b *Board) controlNote(id election.NodeID, c history.ControlNote, logged time.Time) []Change {
+	at := c.Time
+	if at.IsZero() {
+		at = logged
+	}
+	b.advance(at)
+	n := b.node(id)
+	st := &n.status
+	if st.Boot != "" && c.Boot != st.Boot {
+		return nil // a line of a process that is gone
+	}
+	switch c.Event {
+	case history.EventClock:
+		st.ClockRate = c.Rate
+		if c.Rate == 1 {
+			st.ClockRate = 0
+		}
+		st.JumpedMS += c.JumpMS
+		return []Change{b.changeOf(ChangeClock, n, at)}
+	default:
+		st.DropFrom = slices.Clone(c.DropFrom)
+		return []Change{b.changeOf(ChangeCut, n, at)}
+	}
 }
 
 // summaryLine takes a node's summary line: at info level the only place

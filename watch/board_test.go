@@ -3,6 +3,7 @@ package watch
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -302,5 +303,41 @@ func TestBoardStateChangesOnlyWhenDifferent(t *testing.T) {
 	cs := b.SetState(1, "c1", Running, true, t0.Add(2*time.Second))
 	if len(cs) != 1 || !cs[0].Isolated {
 		t.Fatalf("isolated: %+v", cs)
+	}
+}
+
+// note writes a line a node logs when the harness changed its clock or its
+// drop set: no seq (docs/logs.md).
+func (l *nodeLog) note(at time.Duration, event, extra string) []byte {
+	return []byte(fmt.Sprintf(`{"time":%q,"level":"info","msg":"m","node":%d,"boot":%q,"event":%q%s}`,
+		t0.Add(at).Format(time.RFC3339Nano), l.id, l.boot, event, extra))
+}
+
+// TestBoardShowsClockAndCutsTheNodeSays: a clock fault and a one-way cut
+// show on the board as the node reports them in effect, and a restart
+// (a new process, on true time) forgets them.
+func TestBoardShowsClockAndCutsTheNodeSays(t *testing.T) {
+	b := NewBoard(0)
+	n := &nodeLog{id: 3}
+	b.Line(3, n.boot_(0, "first"), time.Time{})
+	cs := b.Line(3, n.note(time.Second, "clock", `,"clock_rate":0.5,"reading_ms":900,"true_ms":1000`), time.Time{})
+	if got := kinds(cs); !slices.Equal(got, []string{ChangeClock}) {
+		t.Fatalf("clock line: changes %v", got)
+	}
+	b.Line(3, n.note(2*time.Second, "clock", `,"clock_rate":0.5,"jump_ms":-250,"reading_ms":1150,"true_ms":2000`), time.Time{})
+	b.Line(3, n.note(3*time.Second, "drop-from", `,"drop_from":[1,5]`), time.Time{})
+	s := statusOf(t, b, 3, t0.Add(3*time.Second))
+	if s.ClockRate != 0.5 || s.JumpedMS != -250 || !slices.Equal(s.DropFrom, []election.NodeID{1, 5}) {
+		t.Fatalf("after clock and cut: %+v", s)
+	}
+	text := screenText(b, t0.Add(3*time.Second), "r", false)
+	for _, want := range []string{"clock 0.5× -250ms", "deaf to 1, 5"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the board's text lacks %q:\n%s", want, text)
+		}
+	}
+	b.Line(3, n.boot_(4*time.Second, "second"), time.Time{})
+	if s := statusOf(t, b, 3, t0.Add(4*time.Second)); s.ClockRate != 0 || s.JumpedMS != 0 || s.DropFrom != nil {
+		t.Fatalf("after a restart the board still shows %+v", s)
 	}
 }

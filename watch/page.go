@@ -243,6 +243,8 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
       if (c.state === "down") f.push("down");
       if (c.state === "paused") f.push("paused");
       if (c.isolated) f.push("no network");
+      if (c.clock_rate || c.jumped_ms) f.push("clock " + (c.clock_rate || 1) + "\u00d7" + (c.jumped_ms ? " " + (c.jumped_ms > 0 ? "+" : "") + c.jumped_ms + "ms" : ""));
+      if (c.drop_from && c.drop_from.length) f.push("deaf to " + c.drop_from.join(", "));
       if (c.drops) { var ds = Object.keys(c.drops).sort().map(function (k) { return k + " " + c.drops[k]; }); if (ds.length) f.push("drops: " + ds.join(", ")); }
       td(tr, f.join("; "));
       body.appendChild(tr);

@@ -38,6 +38,10 @@ func lineOf(c Change) string {
 		what = "drops: " + dropsText(n.Drops)
 	case ChangeStop:
 		what = "stopped (graceful)"
+	case ChangeClock:
+		what = "clock: " + clockText(*n)
+	case ChangeCut:
+		what = "drops messages from: " + idsOrNone(n.DropFrom)
 	case ChangeState:
 		what = "container " + stateText(*n)
 	default:
@@ -52,6 +56,26 @@ func ids(ns []election.NodeID) string {
 		s[i] = fmt.Sprint(n)
 	}
 	return strings.Join(s, ", ")
+}
+
+// clockText is a node's clock as the harness left it: "0.5×", "1× +300ms".
+func clockText(n NodeStatus) string {
+	rate := n.ClockRate
+	if rate == 0 {
+		rate = 1
+	}
+	s := fmt.Sprintf("%g×", rate)
+	if n.JumpedMS != 0 {
+		s += fmt.Sprintf(" %+dms", n.JumpedMS)
+	}
+	return s
+}
+
+func idsOrNone(ns []election.NodeID) string {
+	if len(ns) == 0 {
+		return "none"
+	}
+	return ids(ns)
 }
 
 func leaderText(l election.NodeID) string {
@@ -161,6 +185,12 @@ func screenText(b *Board, now time.Time, run string, ansi bool) string {
 		}
 		if n.Isolated {
 			faults = append(faults, "no network")
+		}
+		if n.ClockRate != 0 || n.JumpedMS != 0 {
+			faults = append(faults, "clock "+clockText(n))
+		}
+		if len(n.DropFrom) > 0 {
+			faults = append(faults, "deaf to "+ids(n.DropFrom))
 		}
 		if len(n.Drops) > 0 {
 			faults = append(faults, "drops: "+dropsText(n.Drops))

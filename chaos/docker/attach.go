@@ -92,6 +92,7 @@ func (b *Backend) Attach(ctx context.Context, run string, sink history.Sink) (ch
 	}); err != nil {
 		return chaos.ClusterSpec{}, err
 	}
+	b.adoptControl()
 	b.snapshot()
 	for _, n := range b.nodes {
 		b.followers.Add(1)

@@ -24,6 +24,8 @@ func TestAttachSeesTheRunningClusterAndLeavesIt(t *testing.T) {
 	apply(t, owner, chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 3}}})
 	apply(t, owner, chaos.Fault{Op: chaos.Loss, Nodes: ids(1), Loss: 0.2})
 	apply(t, owner, chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: 20 * time.Millisecond, Jitter: 5 * time.Millisecond})
+	apply(t, owner, chaos.Fault{Op: chaos.Clock, Nodes: ids(2), Rate: 0.5})
+	apply(t, owner, chaos.Fault{Op: chaos.Clock, Nodes: ids(2), Jump: 300 * time.Millisecond})
 
 	a := New(WithBuild(false), WithProgress(testWriter{t}))
 	mem := &history.Memory{}
@@ -38,6 +40,9 @@ func TestAttachSeesTheRunningClusterAndLeavesIt(t *testing.T) {
 	st := a.State()
 	if !st.Cut[[2]election.NodeID{1, 3}] || st.Cut[[2]election.NodeID{3, 1}] {
 		t.Errorf("attached backend reads cuts %v, want exactly 1→3", st.Cut)
+	}
+	if !maps.Equal(st.Clocks, owner.State().Clocks) || st.ClockOf(2) != (chaos.Skew{Rate: 0.5, Jumped: 300 * time.Millisecond}) {
+		t.Errorf("attached backend reads clocks %v, the owner holds %v", st.Clocks, owner.State().Clocks)
 	}
 	if !maps.Equal(st.Loss, owner.State().Loss) || !maps.Equal(st.Delay, owner.State().Delay) || len(st.Loss) != 1 || len(st.Delay) != 1 {
 		t.Errorf("attached backend reads loss %v and delay %v, the owner holds %v and %v", st.Loss, st.Delay, owner.State().Loss, owner.State().Delay)

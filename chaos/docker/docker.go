@@ -210,6 +210,12 @@ type node struct {
 	// does, so a restart's node is up in the world before it runs).
 	busy bool
 	gen  int
+	// said is what the node's log says its process holds of the control
+	// channel's changes (its clock, its drop set), for saidBoot: what an
+	// attach reads back (nodectl.go).
+	said     nodeControl
+	saidBoot string
+	saidAt   time.Time
 }
 
 // newNode is the book-keeping of node id's container cid.

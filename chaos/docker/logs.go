@@ -172,6 +172,9 @@ func (b *Backend) handleLine(n *node, line []byte, stderr bool) {
 	if t.After(n.lastTS) {
 		n.lastTS = t
 	}
+	if note, ok := history.ParseControlNote(rest); ok {
+		n.noted(note)
+	}
 	out := n.rec.Take(rest, stderr)
 	switch {
 	case out.Text != "":

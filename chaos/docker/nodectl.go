@@ -9,6 +9,7 @@ import (
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/chaos/rules"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
 	rlnode "github.com/ringleader-dev/ringleader/node"
 )
 
@@ -96,4 +97,57 @@ func (b *Backend) heldLocked(n *node) nodeControl {
 		return c
 	}
 	return nodeControl{boot: boot, rate: 1}
+}
+
+// noted takes a node's line about a control change into what its process
+// is known to hold: a clock line gives the rate (and a jump), a drop-from
+// line the whole drop set. A line of a new boot starts afresh.
+//
+// A log read again from an earlier instant repeats lines; one no later
+// than the last taken is skipped, so a jump is not counted twice.
+func (n *node) noted(c history.ControlNote) {
+	if c.Boot != n.saidBoot {
+		n.said, n.saidBoot, n.saidAt = nodeControl{rate: 1}, c.Boot, time.Time{}
+	}
+	if !c.Time.After(n.saidAt) {
+		return
+	}
+	n.saidAt = c.Time
+	switch c.Event {
+	case history.EventClock:
+		if c.Rate > 0 {
+			n.said.rate = c.Rate
+		}
+		n.said.jumped += time.Duration(c.JumpMS) * time.Millisecond
+	case history.EventDropFrom:
+		n.said.drop = slices.Clone(c.DropFrom)
+	}
+}
+
+// adoptControl reads back, for an attached cluster, what the nodes' logs
+// say their processes hold of the control channel's changes, into the
+// world as the faults that made them: one-way cuts into each node, and its
+// clock.
+func (b *Backend) adoptControl() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, id := range b.spec.Members {
+		n := b.nodes[id]
+		if n == nil || !b.world.Up[id] || len(n.rec.Boots) == 0 || n.saidBoot != n.rec.Boots[len(n.rec.Boots)-1] {
+			continue
+		}
+		said := n.said
+		var links [][2]election.NodeID
+		for _, from := range said.drop {
+			links = append(links, [2]election.NodeID{from, id})
+		}
+		if len(links) > 0 {
+			b.world.Apply(chaos.Fault{Op: chaos.Partition, Links: links}, b.spec.Members)
+		}
+		if said.rate != 1 || said.jumped != 0 {
+			b.world.Apply(chaos.Fault{Op: chaos.Clock, Nodes: []election.NodeID{id}, Rate: said.rate, Jump: said.jumped}, b.spec.Members)
+		}
+		said.boot = len(n.rec.Boots)
+		b.ctl[id] = said
+	}
 }
