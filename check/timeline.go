@@ -329,8 +329,10 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 		}
 		cur[p] = memberState{} // down: no view, not paused
 		deadBoot[p] = lastBoot[p]
-		world.Up[t.Members[p]] = false
-		delete(world.Paused, t.Members[p])
+		// What the node's own records show (a stop line, a process that
+		// ended with no fault) enters the world model as the fault it
+		// amounts to, like everything else that changes it.
+		world.Apply(chaos.Fault{Op: chaos.Kill, Nodes: []election.NodeID{t.Members[p]}}, t.Members)
 		return true
 	}
 	comeUp := func(p int) bool {
@@ -338,7 +340,9 @@ func newTimelineSorted(recs []history.Record, members []election.NodeID) *Timeli
 			return false
 		}
 		cur[p] = memberState{up: true} // a new process: no view yet
-		world.Up[t.Members[p]] = true
+		if !world.Up[t.Members[p]] {
+			world.Apply(chaos.Fault{Op: chaos.Restart, Nodes: []election.NodeID{t.Members[p]}}, t.Members)
+		}
 		return true
 	}
 	// follow brings the members a fault named to what the world model
