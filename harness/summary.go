@@ -212,6 +212,11 @@ func WriteSummaries(w io.Writer, sums []Summary) {
 			if f.N == 0 && f.Unrecovered == 0 {
 				continue
 			}
+			if f.N == 0 {
+				// Nothing to take a percentile of: say so, not "0 ms".
+				fmt.Fprintf(w, "  %-22s none recovered; %d %s\n", row.what, f.Unrecovered, NotRecovered)
+				continue
+			}
 			fmt.Fprintf(w, "  %-22s over %d: p50 %s%s  p95 %s%s  max %s%s  (suspicion %s)", row.what, f.N,
 				millis.Of(f.P50), x(f.P50), millis.Of(f.P95), x(f.P95), millis.Of(f.Max), x(f.Max), millis.Float(s.SuspicionMillis))
 			if f.Unrecovered > 0 {

@@ -80,3 +80,16 @@ func TestFailoverShownAsTheRangeTheEngineLeaves(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryOfNothingRecoveredSaysSo: repetitions whose returns never
+// recovered give no percentile of nothing ("p50 0 ms") but say none did.
+func TestSummaryOfNothingRecoveredSaysSo(t *testing.T) {
+	s := Summary{Scenario: "s", Runs: 3, Passed: 3, SuspicionMillis: 500,
+		Returns: map[string]check.FailoverStats{"heal": {Unrecovered: 3}}}
+	var out bytes.Buffer
+	WriteSummaries(&out, []Summary{s})
+	text := out.String()
+	if !strings.Contains(text, "return after heal") || !strings.Contains(text, "none recovered; 3 "+NotRecovered) || strings.Contains(text, "p50 0 ms") {
+		t.Errorf("summary:\n%s", text)
+	}
+}
