@@ -34,7 +34,7 @@ var (
 		text: func(sp Spec) string { return strconv.FormatFloat(sp.Loss*100, 'f', -1, 64) },
 	}
 	msParam = Param{
-		Key: "ms", Required: true,
+		Key: "ms", Required: true, Metavar: "DURATION",
 		Help: "the added latency in milliseconds, or a duration on the command line (0 removes delay)",
 		parse: func(text string, sp *Spec) error {
 			d, err := millis(text)
@@ -47,7 +47,7 @@ var (
 		text: func(sp Spec) string { return strconv.FormatInt(sp.Delay.Milliseconds(), 10) },
 	}
 	jitterParam = Param{
-		Key: "jitter_ms", Flag: "jitter",
+		Key: "jitter_ms", Flag: "jitter", Metavar: "DURATION",
 		Help: "the spread around the delay, in milliseconds or a duration on the command line",
 		parse: func(text string, sp *Spec) error {
 			d, err := millis(text)
@@ -65,7 +65,7 @@ var (
 		},
 	}
 	rateParam = Param{
-		Key: "rate", Flag: "rate",
+		Key: "rate", Flag: "rate", Metavar: "R",
 		Help: fmt.Sprintf("the clock runs R times as fast as real time, %g to %g (1 restores it); timers fire after d/R", clock.MinRate, clock.MaxRate),
 		parse: func(text string, sp *Spec) error {
 			r, err := strconv.ParseFloat(text, 64)
@@ -86,7 +86,7 @@ var (
 		},
 	}
 	jumpParam = Param{
-		Key: "jump", Flag: "jump",
+		Key: "jump", Flag: "jump", Metavar: "D",
 		Help: "the clock's reading jumps by D, forward or back (-500ms); a forward jump fires the timers it passes",
 		parse: func(text string, sp *Spec) error {
 			d, err := time.ParseDuration(text)
@@ -117,10 +117,21 @@ type Param struct {
 	Flag string
 	// Required: a step must give it.
 	Required bool
-	Help     string
+	// Metavar names its value in help (DURATION); empty: the key in
+	// capitals.
+	Metavar string
+	Help    string
 
 	parse func(text string, sp *Spec) error
 	text  func(sp Spec) string
+}
+
+// Name is how help names the value: DURATION, PERCENT.
+func (p Param) Name() string {
+	if p.Metavar != "" {
+		return p.Metavar
+	}
+	return strings.ToUpper(p.Key)
 }
 
 // Parse reads text, as a scenario file or the command line writes it, into

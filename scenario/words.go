@@ -36,9 +36,9 @@ func wordsUsage() string {
 		default:
 			line(kindWords(k), k.Summary+"; TARGET: "+targetWords(k))
 			for _, pr := range k.Params {
-				name := strings.ToUpper(pr.Key)
+				name := pr.Name()
 				if pr.Flag != "" {
-					name = "--" + pr.Flag
+					name = "--" + pr.Flag + " " + pr.Name()
 				}
 				line("    "+name, pr.Help)
 			}
@@ -53,7 +53,7 @@ func kindWords(k chaos.Kind) string {
 	w := []string{string(k.Op)}
 	for _, pr := range k.Params {
 		if pr.Flag == "" {
-			w = append(w, strings.ToUpper(pr.Key))
+			w = append(w, pr.Name())
 		}
 	}
 	if k.WordsTarget != "" {
@@ -63,7 +63,7 @@ func kindWords(k chaos.Kind) string {
 	}
 	for _, pr := range k.Params {
 		if pr.Flag != "" {
-			w = append(w, fmt.Sprintf("[--%s %s]", pr.Flag, strings.ToUpper(pr.Flag)))
+			w = append(w, fmt.Sprintf("[--%s %s]", pr.Flag, pr.Name()))
 		}
 	}
 	return strings.Join(w, " ")
@@ -266,7 +266,7 @@ func valueText(what string, pr chaos.Param, w string, sp *chaos.Spec) (string, e
 func wordsShape(k chaos.Kind, positional []chaos.Param) string {
 	var parts []string
 	for _, pr := range positional {
-		parts = append(parts, strings.ToUpper(pr.Key))
+		parts = append(parts, pr.Name())
 	}
 	switch {
 	case k.WordsTarget != "" && len(parts) > 0:

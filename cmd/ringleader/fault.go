@@ -37,9 +37,9 @@ func runFault(args []string) int {
 			"Applies one fault to a running cluster, the way a scenario step would, with\n"+
 			"targets resolved from the nodes' views now; then waits for the cluster to settle\n"+
 			"and prints every node's view. Faults stay in force when it exits (heal removes\n"+
-			"cuts, loss and delay; restart and resume undo the others).\n\nFaults:\n%s\n\n"+
+			"cuts, loss and delay; restart and resume undo the others; clock --rate 1 restores a clock).\n\nFaults:\n%s\n\n"+
 			"Examples:\n  ringleader fault partition 1,2,3 4,5\n  ringleader fault isolate leader\n"+
-			"  ringleader fault cut 1 5 --one-way\n  ringleader fault heal\n\nFlags:\n", scenario.WordsUsage)
+			"  ringleader fault cut 1 5 --one-way\n  ringleader fault clock leader --rate 0.4\n  ringleader fault clock 2 --jump 2s\n  ringleader fault heal\n\nFlags:\n", scenario.WordsUsage)
 		printFlags(fs.Output(), fs)
 	}
 	if status, done := parseFlags(fs, args); done {
