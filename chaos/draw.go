@@ -46,7 +46,8 @@ func Draws() []Draw {
 	return out
 }
 
-func (d *Drawer) where(pred func(election.NodeID) bool) []election.NodeID {
+// Where lists the members pred holds for, in membership order.
+func (d *Drawer) Where(pred func(election.NodeID) bool) []election.NodeID {
 	var out []election.NodeID
 	for _, id := range d.Members {
 		if pred(id) {
@@ -79,7 +80,7 @@ func partitionSpec(p PartitionSpec) Spec { return Spec{Op: Partition, Partition:
 // drawHurt draws op against a victim among the nodes up (kill, stop).
 func drawHurt(op Op) func(d *Drawer, s State) (Spec, bool) {
 	return func(d *Drawer, s State) (Spec, bool) {
-		up := d.where(func(id election.NodeID) bool { return s.Up[id] })
+		up := d.Where(func(id election.NodeID) bool { return s.Up[id] })
 		if len(up) == 0 {
 			return Spec{}, false
 		}
@@ -91,11 +92,11 @@ var (
 	killDraws    = []Draw{{Name: "kill", Weight: 4, Default: true, fn: drawHurt(Kill)}}
 	stopDraws    = []Draw{{Name: "stop", Weight: 1, Default: true, fn: drawHurt(Stop)}}
 	restartDraws = []Draw{{Name: "restart", Weight: 4, Default: true, fn: func(d *Drawer, s State) (Spec, bool) {
-		up := d.where(func(id election.NodeID) bool { return s.Up[id] })
+		up := d.Where(func(id election.NodeID) bool { return s.Up[id] })
 		return Spec{Op: Restart, Target: Target{Kind: TargetOne}}, len(up) < len(d.Members)
 	}}}
 	pauseDraws = []Draw{{Name: "pause", Weight: 2, Default: true, fn: func(d *Drawer, s State) (Spec, bool) {
-		running := d.where(s.Live)
+		running := d.Where(s.Live)
 		if len(running) == 0 {
 			return Spec{}, false
 		}
@@ -109,7 +110,7 @@ var (
 		{Name: string(Halves), Weight: 2, Default: true, fn: drawShape(Halves)},
 		{Name: string(MajoritiesRing), Weight: 1, Default: true, fn: drawShape(MajoritiesRing)},
 		{Name: string(Isolate), Weight: 3, Default: true, fn: func(d *Drawer, s State) (Spec, bool) {
-			up := d.where(func(id election.NodeID) bool { return s.Up[id] })
+			up := d.Where(func(id election.NodeID) bool { return s.Up[id] })
 			if len(d.Members) < 2 || len(up) == 0 {
 				return Spec{}, false
 			}
@@ -153,7 +154,7 @@ var (
 	// clockDraws: a victim's clock slowed or sped up by a factor of 0.25
 	// to 2, or jumped by up to two seconds either way.
 	clockDraws = []Draw{{Name: "clock", Weight: 2, fn: func(d *Drawer, s State) (Spec, bool) {
-		up := d.where(func(id election.NodeID) bool { return s.Up[id] })
+		up := d.Where(func(id election.NodeID) bool { return s.Up[id] })
 		if len(up) == 0 {
 			return Spec{}, false
 		}

@@ -3,21 +3,17 @@ package all_test
 import (
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/ringleader-dev/ringleader/election"
 	_ "github.com/ringleader-dev/ringleader/election/all"
+	"github.com/ringleader-dev/ringleader/internal/docblock"
 )
 
 var update = flag.Bool("update", false, "rewrite the README's algorithm table from the registry")
 
-const (
-	readme     = "../../README.md"
-	tableBegin = "<!-- algorithms: generated from the registry by TestReadmeAlgorithmTable; go test ./election/all -update rewrites it -->\n"
-	tableEnd   = "<!-- algorithms: end -->\n"
-)
+const readme = "../../README.md"
 
 // algorithmTable is the README's algorithm table as the registry says it:
 // name, title, topology, quorum modes (default marked), options, claims in
@@ -72,25 +68,6 @@ func claimsCell(a election.Algorithm) string {
 // TestReadmeAlgorithmTable holds the README's algorithm table equal to
 // the registry; on a difference it prints the table the registry gives.
 func TestReadmeAlgorithmTable(t *testing.T) {
-	data, err := os.ReadFile(readme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(data)
-	i, j := strings.Index(text, tableBegin), strings.Index(text, tableEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s lacks the markers around the algorithm table:\n%s...\n%s", readme, tableBegin, tableEnd)
-	}
-	got := text[i+len(tableBegin) : j]
-	want := algorithmTable(election.Algorithms())
-	if got == want {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(readme, []byte(text[:i+len(tableBegin)]+want+text[j:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("%s's algorithm table differs from the registry (go test ./election/all -update rewrites it); want:\n%s", readme, want)
+	begin, end := docblock.Markers("algorithms", "from the registry by TestReadmeAlgorithmTable", "go test ./election/all -update")
+	docblock.Check(t, readme, begin, end, algorithmTable(election.Algorithms()), *update, "go test ./election/all -update rewrites it")
 }

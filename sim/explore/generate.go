@@ -75,16 +75,6 @@ func (g *generator) pick() chaos.Draw {
 	return g.draws[len(g.draws)-1]
 }
 
-func (g *generator) where(pred func(election.NodeID) bool) []election.NodeID {
-	var out []election.NodeID
-	for _, id := range g.members {
-		if pred(id) {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
 // next draws a fault step that can apply in state s; ok is false when none
 // could be found (a one-node cluster with nothing to do).
 func (g *generator) next(s chaos.State) (chaos.Spec, bool) {
@@ -108,9 +98,9 @@ func (g *generator) finish(s chaos.State, netFaults bool) []chaos.Spec {
 	if slices.ContainsFunc(g.members, func(id election.NodeID) bool { return s.Paused[id] }) {
 		out = append(out, chaos.Spec{Op: chaos.Resume, Target: chaos.Target{Kind: chaos.TargetPaused}})
 	}
-	up := len(g.where(func(id election.NodeID) bool { return s.Up[id] }))
+	up := len(g.d.Where(func(id election.NodeID) bool { return s.Up[id] }))
 	var restart []election.NodeID
-	for _, id := range g.where(func(id election.NodeID) bool { return !s.Up[id] }) {
+	for _, id := range g.d.Where(func(id election.NodeID) bool { return !s.Up[id] }) {
 		if up >= len(g.members)/2+1 {
 			break
 		}
