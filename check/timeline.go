@@ -117,9 +117,16 @@ type netFaults struct {
 	clocks map[election.NodeID]chaos.Skew
 }
 
+// noNetFaults is the network part of every snapshot with none in force:
+// nil maps, read-only like every snapshot's.
+var noNetFaults netFaults
+
 // frozenFrom is w's network and clock part, when it differs from prev
 // (else prev itself, shared).
 func frozenFrom(w chaos.State, prev *netFaults) *netFaults {
+	if len(w.Cut) == 0 && len(w.Loss) == 0 && len(w.Delay) == 0 && len(w.Clocks) == 0 {
+		return &noNetFaults // most snapshots: nothing to copy
+	}
 	if prev != nil && maps.Equal(w.Cut, prev.cut) && maps.Equal(w.Loss, prev.loss) &&
 		maps.Equal(w.Delay, prev.delay) && maps.Equal(w.Clocks, prev.clocks) {
 		return prev

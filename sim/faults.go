@@ -234,7 +234,7 @@ func (s *Sim) resume(n *node) {
 	for _, e := range n.held {
 		e.at = s.now
 		if e.kind == evTimer {
-			if t := n.timers.find(e.timer); t != nil && t.queued == e.gen {
+			if t := n.timers.find(e.timerName()); t != nil && t.queued == e.gen {
 				t.queuedAt = e.at // its event is due now
 			}
 		}

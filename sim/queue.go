@@ -34,11 +34,17 @@ type event struct {
 	// hint is what a hint event stands for (hints.go).
 	hint hintCause
 	// boot and gen identify the timer incarnation; a stale one is ignored.
-	boot  uint32
-	gen   uint64
-	timer string
-	msg   election.Message
+	boot uint32
+	gen  uint64
+	// msg is the message of a delivery. A timer event carries its
+	// timer's name in msg.Type instead (timerName): an event is one or
+	// the other, and one string fewer keeps the event, which the queue
+	// copies on every push and pop, small.
+	msg election.Message
 }
+
+// timerName is the name of a timer event's timer.
+func (e *event) timerName() string { return e.msg.Type }
 
 // eventQueue orders events by (at, seq). Most events are messages
 // scheduled a constant delay ahead: their times never go down, so they

@@ -433,7 +433,7 @@ func (s *Sim) boot(n *node) {
 	if s.sink != nil {
 		s.emit(s.nodeRecord(n, history.KindBoot))
 	}
-	s.step(n, election.Event{Kind: election.EventStart})
+	s.step(n, &election.Event{Kind: election.EventStart})
 }
 
 // Now is the virtual time since the start.
@@ -584,7 +584,7 @@ func (s *Sim) process(e *event) {
 			r.Msg = &m
 			s.emit(r)
 		}
-		s.step(n, election.Event{Kind: election.EventReceive, Msg: e.msg})
+		s.step(n, &election.Event{Kind: election.EventReceive, Msg: e.msg})
 	case evHint:
 		if !n.up || n.boot != e.boot || !s.hintDue(*e) {
 			return // its receiver restarted, or what it stood for is over
@@ -594,12 +594,12 @@ func (s *Sim) process(e *event) {
 			return
 		}
 		s.hintDelivered(*e)
-		s.step(n, election.Event{Kind: election.EventPeerDown, Peer: s.nodes[e.from].id})
+		s.step(n, &election.Event{Kind: election.EventPeerDown, Peer: s.nodes[e.from].id})
 	case evTimer:
 		if !n.up || n.boot != e.boot {
 			return // its node died
 		}
-		t := n.timers.find(e.timer)
+		t := n.timers.find(e.timerName())
 		if t == nil || t.queued != e.gen {
 			return // an event that a re-arm earlier than it replaced
 		}
@@ -611,8 +611,8 @@ func (s *Sim) process(e *event) {
 			n.held = append(n.held, *e)
 			return
 		}
-		n.timers.remove(e.timer)
-		s.step(n, election.Event{Kind: election.EventTimer, Timer: e.timer})
+		n.timers.remove(e.timerName())
+		s.step(n, &election.Event{Kind: election.EventTimer, Timer: e.timerName()})
 	}
 }
 
@@ -659,7 +659,7 @@ func (s *Sim) setSkewedTimer(n *node, name string, d time.Duration) {
 // queueTimer queues the event of n's timer t, due at t.at.
 func (s *Sim) queueTimer(n *node, t *armedTimer) {
 	e := s.queue.place(t.at, t.seq)
-	e.kind, e.node, e.boot, e.gen, e.timer = evTimer, n.idx, n.boot, t.gen, t.name
+	e.kind, e.node, e.boot, e.gen, e.msg.Type = evTimer, n.idx, n.boot, t.gen, t.name
 }
 
 // timerMoved handles a timer's queued event that came up after the timer
@@ -720,12 +720,15 @@ func (s *Sim) lookupIndex(id election.NodeID) (int32, bool) {
 }
 
 // step feeds one event to n's machine and carries out its effects in order.
-func (s *Sim) step(n *node, ev election.Event) {
+//
+// ev is by pointer: an Event holds a whole Message, and the one copy the
+// machine's Step takes is enough.
+func (s *Sim) step(n *node, ev *election.Event) {
 	ev.Now = s.now
 	if n.skewed {
 		ev.Now = n.clk.Read(s.now)
 	}
-	effects := n.m.Step(ev)
+	effects := n.m.Step(*ev)
 	for i := range effects {
 		e := &effects[i] // by pointer: an Effect is a couple of hundred bytes
 		switch e.Kind {

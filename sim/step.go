@@ -92,12 +92,12 @@ func (s *Sim) pending(e *event) (Pending, bool) {
 		if !n.up || n.boot != e.boot {
 			return p, false
 		}
-		t := n.timers.find(e.timer)
+		t := n.timers.find(e.timerName())
 		if t == nil || t.queued != e.gen || t.gen == 0 {
 			return p, false
 		}
 		// A re-armed timer's event carries on to the latest deadline.
-		p.Kind, p.Timer, p.At, p.Seq = PendingTimer, e.timer, t.at, t.seq
+		p.Kind, p.Timer, p.At, p.Seq = PendingTimer, e.timerName(), t.at, t.seq
 		return p, true
 	}
 	return p, false
@@ -113,7 +113,7 @@ func (s *Sim) Next() (Pending, Outcome, bool) {
 		p, real := s.pending(e)
 		if p.Kind == PendingTimer {
 			// Due now only at the arming the event was queued for.
-			real = real && s.nodes[e.node].timers.find(e.timer).gen == e.gen
+			real = real && s.nodes[e.node].timers.find(e.timerName()).gen == e.gen
 		}
 		if !real {
 			s.process(e) // stale, or a timer moving on to its deadline
@@ -176,7 +176,7 @@ func (s *Sim) Fire(id election.NodeID, timer string) error {
 		return fmt.Errorf("sim: node %d has no armed timer %q (armed: %v)", id, timer, s.Timers(id))
 	}
 	n.timers.disarm(timer)
-	s.step(n, election.Event{Kind: election.EventTimer, Timer: timer})
+	s.step(n, &election.Event{Kind: election.EventTimer, Timer: timer})
 	return nil
 }
 
@@ -194,7 +194,7 @@ func (s *Sim) Inject(id election.NodeID, ev election.Event) error {
 		r.Msg = &m
 		s.emit(r)
 	}
-	s.step(n, ev)
+	s.step(n, &ev)
 	return nil
 }
 
