@@ -162,9 +162,11 @@ func (m *machine) armTick() {
 // receive steps a peer's message into raft. A payload that does not decode,
 // or whose header disagrees with the envelope the runtime vouches for
 // (sender, recipient, type, term), is dropped: raft would otherwise trust
-// a forged sender. Raft panics on some impossible messages (a commit index
-// beyond the log, from a forged heartbeat); such a message is dropped too,
-// so that input from the network can never crash a node.
+// a forged sender. Raft panics on one message a leader never sends: a
+// heartbeat whose commit index lies beyond this node's log (a leader
+// commits a follower only up to what it matched); that one is dropped
+// too, so that no input from the network can crash a node, while a real
+// bug (a restarted node that lost its log) still shows as raft's panic.
 func (m *machine) receive(env election.Message) {
 	var msg raftpb.Message
 	if proto.Unmarshal(env.Payload, &msg) != nil {
@@ -174,7 +176,11 @@ func (m *machine) receive(env election.Message) {
 		msg.GetTerm() != env.Epoch || m.cfg.Index(env.From) < 0 || env.From == m.cfg.ID {
 		return
 	}
-	defer func() { _ = recover() }()
+	if msg.GetType() == raftpb.MsgHeartbeat {
+		if last, _ := m.store.LastIndex(); msg.GetCommit() > last { // after drain, storage holds raft's whole log
+			return
+		}
+	}
 	_ = m.rn.Step(&msg) // errors: local or unknown-peer messages, dropped by raft
 }
 
