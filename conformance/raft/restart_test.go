@@ -62,7 +62,10 @@ func TestRestartRejoinsFromDurableState(t *testing.T) {
 	if got := sm.State().Views[down].Epoch; got < downEpoch {
 		t.Fatalf("node %d restarted in epoch %d, below the %d it had persisted", down, got, downEpoch)
 	}
-	if !sm.RunUntil(bound, func(st chaos.State) bool { _, ok := agreedLeader(st); return ok && st.Live(down) && st.Views[down].Leader != election.None }) {
+	if !sm.RunUntil(bound, func(st chaos.State) bool {
+		_, ok := agreedLeader(st)
+		return ok && st.Live(down) && st.Views[down].Leader != election.None
+	}) {
 		t.Fatalf("node %d restarted after 100 elections: no agreement: %s", down, sm.State().Describe(five))
 	}
 	if err := sm.Err(); err != nil {

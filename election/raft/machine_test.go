@@ -129,14 +129,17 @@ func TestForgedPayloadsDropped(t *testing.T) {
 		return b
 	}
 	for name, env := range map[string]election.Message{
-		"sender differs":      {Type: "MsgHeartbeat", From: 3, To: 1, Epoch: 5, Payload: hb(2, 5, 0)},
-		"term differs":        {Type: "MsgHeartbeat", From: 2, To: 1, Epoch: 4, Payload: hb(2, 5, 0)},
-		"type differs":        {Type: "MsgApp", From: 2, To: 1, Epoch: 5, Payload: hb(2, 5, 0)},
-		"garbled":             {Type: "MsgHeartbeat", From: 2, To: 1, Epoch: 5, Payload: []byte{0xff, 0xff, 0xff}},
-		"commit beyond log":   {Type: "MsgHeartbeat", From: 2, To: 1, Epoch: 5, Payload: hb(2, 5, 1000)},
-		"from a non-member":   {Type: "MsgHeartbeat", From: 9, To: 1, Epoch: 5, Payload: hb(9, 5, 0)},
-		"from itself":         {Type: "MsgHeartbeat", From: 1, To: 1, Epoch: 5, Payload: hb(1, 5, 0)},
-		"local message (hup)": {Type: "MsgHup", From: 2, To: 1, Epoch: 0, Payload: func() []byte { b, _ := proto.Marshal(&raftpb.Message{Type: raftpb.MsgHup.Enum(), From: proto.Uint64(2), To: proto.Uint64(1)}); return b }()},
+		"sender differs":    {Type: "MsgHeartbeat", From: 3, To: 1, Epoch: 5, Payload: hb(2, 5, 0)},
+		"term differs":      {Type: "MsgHeartbeat", From: 2, To: 1, Epoch: 4, Payload: hb(2, 5, 0)},
+		"type differs":      {Type: "MsgApp", From: 2, To: 1, Epoch: 5, Payload: hb(2, 5, 0)},
+		"garbled":           {Type: "MsgHeartbeat", From: 2, To: 1, Epoch: 5, Payload: []byte{0xff, 0xff, 0xff}},
+		"commit beyond log": {Type: "MsgHeartbeat", From: 2, To: 1, Epoch: 5, Payload: hb(2, 5, 1000)},
+		"from a non-member": {Type: "MsgHeartbeat", From: 9, To: 1, Epoch: 5, Payload: hb(9, 5, 0)},
+		"from itself":       {Type: "MsgHeartbeat", From: 1, To: 1, Epoch: 5, Payload: hb(1, 5, 0)},
+		"local message (hup)": {Type: "MsgHup", From: 2, To: 1, Epoch: 0, Payload: func() []byte {
+			b, _ := proto.Marshal(&raftpb.Message{Type: raftpb.MsgHup.Enum(), From: proto.Uint64(2), To: proto.Uint64(1)})
+			return b
+		}()},
 	} {
 		if effs := m.Step(election.Event{Kind: election.EventReceive, Msg: env}); len(effs) != 0 || m.View() != before {
 			t.Errorf("%s: effects %v, view %v (was %v)", name, effs, m.View(), before)
