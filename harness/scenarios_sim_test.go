@@ -87,6 +87,17 @@ func assertSplitBrainFigures(t *testing.T, sc *scenario.Scenario, res *harness.R
 		if res.Leadership.HighestEpoch < 5 {
 			t.Errorf("the term did not climb without pre-vote: %+v", res.Leadership)
 		}
+	// The flapping leader–follower link: leadership thrashes with
+	// check-quorum alone (the first leader and at least two more over
+	// three flaps); with pre-vote too, 5 leads throughout.
+	case "raft-flapping-link-no-prevote":
+		if res.Leadership.LeaderChanges < 3 {
+			t.Errorf("leadership did not thrash on the flapping link without pre-vote: %+v", res.Leadership)
+		}
+	case "raft-flapping-link":
+		if res.Leadership.LeaderChanges != 1 {
+			t.Errorf("leadership moved on the flapping link with pre-vote: %+v", res.Leadership)
+		}
 	case "raft-deaf-node", "raft-partial-connectivity":
 		if res.Leadership.HighestEpoch > 3 {
 			t.Errorf("the term climbed with pre-vote and check-quorum: %+v", res.Leadership)
