@@ -43,9 +43,9 @@ func encodeDurable(hs *raftpb.HardState, snap *raftpb.Snapshot, ents []*raftpb.E
 	if err != nil {
 		return election.Durable{}, fmt.Errorf("raft: encoding durable state: %w", err)
 	}
-	if len(blob) > election.MaxDurableBlob {
-		return election.Durable{}, fmt.Errorf("raft: durable state of %d bytes (%d entries) exceeds election.MaxDurableBlob", len(blob), len(ents))
-	}
+	// No size check here: the runtimes enforce election.MaxDurableBlob
+	// and report a refusal (Sim.Err, event=durable-not-saved), which is
+	// louder than a machine quietly not persisting.
 	d := election.Durable{Epoch: hs.GetTerm(), VotedEpoch: voted.VotedEpoch, VotedFor: voted.VotedFor, Blob: blob}
 	if hs.GetVote() != 0 {
 		d.VotedEpoch, d.VotedFor = hs.GetTerm(), election.NodeID(hs.GetVote())

@@ -237,7 +237,7 @@ func (m *machine) persist() {
 	}
 	d, err := encodeDurable(hs, snap, ents, m.voted)
 	if err != nil {
-		return // protobuf cannot fail on these messages
+		return // protobuf does not fail on messages it built itself
 	}
 	m.voted.VotedEpoch, m.voted.VotedFor = d.VotedEpoch, d.VotedFor
 	m.out = append(m.out, election.Effect{Kind: election.EffectPersist, Durable: d})
