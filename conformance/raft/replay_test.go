@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
-	_ "github.com/ringleader-dev/ringleader/election/raft"
+	_ "github.com/ringleader-dev/ringleader/election/all"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/sim"
 	"github.com/ringleader-dev/ringleader/sim/explore"
