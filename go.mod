@@ -12,8 +12,10 @@ require (
 	github.com/nats-io/nats.go v1.55.0
 	github.com/sirupsen/logrus v1.10.2
 	github.com/testcontainers/testcontainers-go v0.44.0
+	go.etcd.io/raft/v3 v3.7.0
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/sys v0.49.0
+	google.golang.org/protobuf v1.36.11
 )
 
 require (

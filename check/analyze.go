@@ -105,6 +105,8 @@ type Analysis struct {
 	// claimed or not: the overlap is the figure that shows split brain
 	// appear without a quorum and vanish with one.
 	SplitBrain SplitBrainEvidence
+	// Leadership is how often leadership moved and the highest epoch.
+	Leadership Leadership
 }
 
 // Analyze replays recs once and computes the Analysis, running the named
@@ -122,6 +124,7 @@ func Analyze(recs []history.Record, opts Options, names ...Name) *Analysis {
 	a.SplitBrain = *sb.Evidence.SplitBrain
 	a.Failovers = FailoversOf(t, opts.Quorum)
 	a.Returns = ReturnsOf(t, opts)
+	a.Leadership = LeadershipOf(sorted)
 	// message-complexity, when it ran, has counted and segmented already.
 	if mc, ran := a.Verdict(MessageComplexity); ran && mc.Evidence.Complexity != nil {
 		a.Counts, a.Elections = mc.Evidence.Complexity.Counts, mc.Evidence.Complexity.Elections

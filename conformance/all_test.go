@@ -14,7 +14,7 @@ import (
 // is what makes "every algorithm passes the suite" mean something: an
 // algorithm that forgets to register in election/all would otherwise pass
 // by not being run.
-var expected = []string{"bully", "changroberts", "hs", "peterson", "ring", "variable-time"}
+var expected = []string{"bully", "changroberts", "hs", "peterson", "raft", "ring", "variable-time"}
 
 // shipped are the registered algorithms minus this test binary's own fakes
 // (named "test-...", registered by suite_test.go).
@@ -33,7 +33,7 @@ func TestEveryExpectedAlgorithmIsRegistered(t *testing.T) {
 	for _, a := range shipped() {
 		names = append(names, a.Name)
 	}
-	// COUNT ASSERTION: at least the six shipped algorithms are registered.
+	// COUNT ASSERTION: at least the seven shipped algorithms are registered.
 	for _, want := range expected {
 		if !slices.Contains(names, want) {
 			t.Errorf("algorithm %q is not registered (registered: %v); import its package in election/all", want, names)

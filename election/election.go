@@ -368,6 +368,13 @@ type Config struct {
 	// Durable is what the machine persisted before a crash (zero on a
 	// first start).
 	Durable Durable
+	// Replay says the runtime replays runs from their seed (the
+	// simulator and its explorer): every random choice must then come
+	// from Rand, even one a wrapped library makes with its own source
+	// (package raft routes etcd raft's crypto/rand draws through Rand).
+	// Runtimes of real processes leave it false, and such a library
+	// keeps its own randomness.
+	Replay bool
 	// Membership, when set, is Members validated once with its lookups,
 	// shared read-only by every machine of the cluster (Members may then
 	// be left empty). A runtime that builds many machines (the

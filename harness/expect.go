@@ -59,6 +59,14 @@ func Holds(e *scenario.Expectation, s chaos.State, members []election.NodeID) bo
 			}
 		}
 		return want != election.None
+	case scenario.ExpectAny:
+		want := s.Views[nodes[0]].Leader
+		for _, n := range nodes {
+			if s.Views[n].Leader != want {
+				return false
+			}
+		}
+		return want != election.None && s.Live(want) && s.Views[want].Role == election.Leader
 	case scenario.ExpectNone:
 		for _, n := range nodes {
 			if s.Views[n].Leader != election.None {

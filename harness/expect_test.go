@@ -59,6 +59,26 @@ func TestExpectationsReadViews(t *testing.T) {
 	if !Holds(e, s, five) {
 		t.Error("highest live is 4 and all view 4")
 	}
+	e = &scenario.Expectation{Kind: scenario.ExpectAny, On: scenario.OnAllLive}
+	if !Holds(e, s, five) {
+		t.Error("every live node views 4, which leads, yet leader: any does not hold")
+	}
+	s.Views[2] = election.View{Leader: 3, Role: election.Follower}
+	if Holds(e, s, five) {
+		t.Error("2 views 3 while the others view 4, yet leader: any holds")
+	}
+	s.Views[2] = s.Views[1]
+	s.Views[4] = election.View{Leader: 4, Role: election.Candidate}
+	if Holds(e, s, five) {
+		t.Error("all view 4, but 4 no longer holds role leader, yet leader: any holds")
+	}
+	s = cluster(five, 5)
+	s.Up[5] = false
+	if Holds(e, s, five) {
+		t.Error("the live nodes agree on 5, which is down, yet leader: any holds")
+	}
+	s = cluster(five, 4)
+	s.Up[5] = false
 	e = &scenario.Expectation{Kind: scenario.ExpectLeader, Leader: 4, On: scenario.OnAll}
 	if Holds(e, s, five) {
 		t.Error("on: all holds although node 5 is down")

@@ -192,7 +192,7 @@ func (p *Player) expect(ctx context.Context, st scenario.Step, sr *StepResult) e
 		er.Seen = s.Describe(p.members)
 		// An expectation about every live node is a moment the cluster
 		// is meant to be settled: agreement and bully-max judge it.
-		if (e.On == scenario.OnAllLive || e.On == scenario.OnAll) && (e.Kind == scenario.ExpectLeader || e.Kind == scenario.ExpectHighest) {
+		if (e.On == scenario.OnAllLive || e.On == scenario.OnAll) && (e.Kind == scenario.ExpectLeader || e.Kind == scenario.ExpectHighest || e.Kind == scenario.ExpectAny) {
 			p.checkpoints = append(p.checkpoints, p.b.Now())
 		}
 	} else {

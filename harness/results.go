@@ -50,6 +50,9 @@ type Result struct {
 	// cluster took to settle again after each (check.ReturnsOf).
 	Returns    []FailoverResult `json:"returns"`
 	SplitBrain SplitBrain       `json:"split_brain"`
+	// Leadership: how many times a node took role leader, and the
+	// highest epoch (raft's term) any node viewed.
+	Leadership check.Leadership `json:"leadership"`
 	Messages   *check.Counts    `json:"messages,omitempty"`
 	// Elections are the stretches from the cluster leaving a settled
 	// state to settling again, with their messages (check.Elections).

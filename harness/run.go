@@ -270,6 +270,7 @@ func judgeInto(res *Result, sc *scenario.Scenario, a election.Algorithm, recs []
 	res.Returns = failoverResults(an.Returns, susp)
 	res.Messages = &an.Counts
 	res.Elections = an.Elections
+	res.Leadership = an.Leadership
 }
 
 // failoverResults adds to each measured settling its length from the invoke

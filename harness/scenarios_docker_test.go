@@ -14,7 +14,8 @@ import (
 // real containers, one after another (the machines have two cores), and
 // demands the same as the simulator test: every expectation holds, every
 // checker gives the expected verdict, split brain shows without quorum and
-// never with it. It takes about two minutes; -short skips it. Without a
+// never with it, and raft's figures show. It takes three to four minutes
+// (202 s with the raft scenarios); -short skips it. Without a
 // Docker engine it skips, unless CI=true, where it fails.
 func TestShippedScenariosPassInContainers(t *testing.T) {
 	if testing.Short() {

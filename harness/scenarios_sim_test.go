@@ -58,6 +58,50 @@ func assertSplitBrainFigures(t *testing.T, sc *scenario.Scenario, res *harness.R
 		if res.SplitBrain.Overlaps != 0 {
 			t.Errorf("two leaders at once with quorum: %+v", res.SplitBrain)
 		}
+	// Raft's cut-off leader: without check-quorum it leads its minority
+	// of one for most of the 3 s cut; with it, it steps down within an
+	// election timeout, so any overlap is shorter than two suspicions.
+	case "raft-leader-cut-off-no-check-quorum":
+		if res.SplitBrain.TotalMillis < 1000 {
+			t.Errorf("the cut-off leader without check-quorum overlapped the new one for %v ms, want most of the 3 s cut", res.SplitBrain.TotalMillis)
+		}
+	case "raft-leader-cut-off":
+		if limit := 2 * float64(sc.Cluster.Timing.Suspicion) / 1e6; res.SplitBrain.TotalMillis >= limit {
+			t.Errorf("with check-quorum the cut-off leader overlapped the new one for %v ms, want under %v", res.SplitBrain.TotalMillis, limit)
+		}
+	// Raft's returning follower: without pre-vote its inflated term
+	// deposes the leader (a second leader, a higher epoch); with pre-vote
+	// the first leader is the only one.
+	case "raft-follower-rejoins-no-prevote":
+		if res.Leadership.LeaderChanges < 2 {
+			t.Errorf("the returning follower deposed nobody without pre-vote: %+v", res.Leadership)
+		}
+	case "raft-follower-rejoins-prevote":
+		if res.Leadership.LeaderChanges != 1 {
+			t.Errorf("leadership moved with pre-vote on: %+v", res.Leadership)
+		}
+	// A deaf node, and nodes that cannot hear the leader: the term climbs
+	// without pre-vote; with it, it stays at the first election's (a
+	// re-election at most, where the first leader won before the cuts).
+	case "raft-deaf-node-no-options", "raft-partial-connectivity-no-prevote":
+		if res.Leadership.HighestEpoch < 5 {
+			t.Errorf("the term did not climb without pre-vote: %+v", res.Leadership)
+		}
+	// The flapping leader–follower link: leadership thrashes with
+	// check-quorum alone (the first leader and at least two more over
+	// three flaps); with pre-vote too, 5 leads throughout.
+	case "raft-flapping-link-no-prevote":
+		if res.Leadership.LeaderChanges < 3 {
+			t.Errorf("leadership did not thrash on the flapping link without pre-vote: %+v", res.Leadership)
+		}
+	case "raft-flapping-link":
+		if res.Leadership.LeaderChanges != 1 {
+			t.Errorf("leadership moved on the flapping link with pre-vote: %+v", res.Leadership)
+		}
+	case "raft-deaf-node", "raft-partial-connectivity":
+		if res.Leadership.HighestEpoch > 3 {
+			t.Errorf("the term climbed with pre-vote and check-quorum: %+v", res.Leadership)
+		}
 	}
 }
 

@@ -196,7 +196,7 @@ func expectNode(e *Expectation) *yaml.Node {
 	switch e.Kind {
 	case ExpectLeader:
 		add(m, "leader", str(strconv.Itoa(int(e.Leader))))
-	case ExpectHighest, ExpectNone:
+	case ExpectHighest, ExpectAny, ExpectNone:
 		add(m, "leader", str(string(e.Kind)))
 	case ExpectLeaders:
 		add(m, "leaders", idsNode(e.Leaders))

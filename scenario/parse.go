@@ -865,10 +865,12 @@ func (p *parser) expectation(n *yaml.Node, field string) *Expectation {
 			e.Kind = ExpectNone
 		case l.Kind == yaml.ScalarNode && l.Value == string(ExpectHighest):
 			e.Kind = ExpectHighest
+		case l.Kind == yaml.ScalarNode && l.Value == string(ExpectAny):
+			e.Kind = ExpectAny
 		default:
 			if l.Kind == yaml.ScalarNode {
 				if _, err := strconv.Atoi(l.Value); err != nil {
-					p.errf(l, field+".leader", "want a node ID, none or highest, got %s", describe(l))
+					p.errf(l, field+".leader", "want a node ID, none, highest or any, got %s", describe(l))
 					break
 				}
 			}

@@ -135,7 +135,7 @@ func TestParseErrorsNameFileLineFieldAndWhatIsValid(t *testing.T) {
 		{"within on a fixed wait", base + "  - wait: 2s\n    within: 3s\n", "bad.yaml:5: steps[1].within:", "wait: stable only"},
 		{"within on a kill", base + "  - kill: leader\n    within: 3s\n", "bad.yaml:5: steps[1].within:", "belongs to wait"},
 		{"expect nothing", base + "  - expect: {on: all}\n", "bad.yaml:4: steps[1].expect:", "say what to expect"},
-		{"expect bad leader", base + "  - expect: {leader: boss}\n", "bad.yaml:4: steps[1].expect.leader:", "none or highest"},
+		{"expect bad leader", base + "  - expect: {leader: boss}\n", "bad.yaml:4: steps[1].expect.leader:", "none, highest or any"},
 		{"expect bad on", base + "  - expect: {leader: 3, on: everyone}\n", "bad.yaml:4: steps[1].expect.on:", "all-live, all or a list"},
 		{"expect unknown key", base + "  - expect: {leader: 3, after: 2s}\n", "bad.yaml:4: steps[1].expect.after:", "valid: leader, leaders, on, within, for"},
 		{"partition two forms", base + "  - partition: {cut: [1, 2], shape: halves}\n", "bad.yaml:4: steps[1].partition:", "exactly one of"},

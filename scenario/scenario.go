@@ -136,6 +136,10 @@ const (
 	ExpectLeader ExpectKind = "leader"
 	// ExpectHighest: every node in On views the highest live ID.
 	ExpectHighest ExpectKind = "highest"
+	// ExpectAny: every node in On views one same leader, live and
+	// holding role leader, whichever node it is: for algorithms where no
+	// rule names the winner (raft).
+	ExpectAny ExpectKind = "any"
 	// ExpectNone: no node in On views any leader (so none holds role
 	// leader either: a leader views itself).
 	ExpectNone ExpectKind = "none"
@@ -173,6 +177,8 @@ func (e *Expectation) String() string {
 		what = fmt.Sprintf("leader %d", e.Leader)
 	case ExpectHighest:
 		what = "leader highest"
+	case ExpectAny:
+		what = "leader any"
 	case ExpectNone:
 		what = "leader none"
 	case ExpectLeaders:

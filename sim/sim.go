@@ -391,6 +391,7 @@ func (s *Sim) build(n *node) error {
 		Timing:     s.timing,
 		Rand:       rand.New(rand.NewPCG(uint64(s.opts.Seed), uint64(n.id)<<24|uint64(n.boot))),
 		Durable:    n.durable,
+		Replay:     true,
 		FaultFree:  s.opts.FaultFree,
 		Effects:    &s.effects,
 	}

@@ -9,6 +9,7 @@ import (
 	_ "github.com/ringleader-dev/ringleader/election/changroberts"
 	_ "github.com/ringleader-dev/ringleader/election/hs"
 	_ "github.com/ringleader-dev/ringleader/election/peterson"
+	_ "github.com/ringleader-dev/ringleader/election/raft"
 	_ "github.com/ringleader-dev/ringleader/election/ring"
 	_ "github.com/ringleader-dev/ringleader/election/variabletime"
 )

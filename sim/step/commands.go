@@ -15,8 +15,9 @@ import (
 )
 
 // Usage is the transcript language, one command a line.
-const Usage = `cluster ALG n=N [quorum=majority] [seed=S] [delay=DIST] [hints=on] [ids=3,1,2]
-                       build and boot a cluster (DIST as sim -delay: 1ms, 0.5ms-5ms, …)
+const Usage = `cluster ALG n=N [quorum=majority] [seed=S] [delay=DIST] [hints=on] [ids=3,1,2] [options=K=V,K=V]
+                       build and boot a cluster (DIST as sim -delay: 1ms, 0.5ms-5ms, …;
+                       options the algorithm's, as --option takes them)
 step [K]               process the next K pending events (default 1), each with what it caused
 deliver [to=N] [from=N] [type=T] [all]
                        process events in order until the next matching message has
@@ -62,7 +63,7 @@ func (t *Transcript) Do(words []string) (string, error) {
 
 // build reads the cluster command.
 func build(args []string) (*Driver, error) {
-	pos, kv, err := split(args, "n", "quorum", "seed", "delay", "hints", "ids")
+	pos, kv, err := split(args, "n", "quorum", "seed", "delay", "hints", "ids", "options")
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
@@ -82,6 +83,11 @@ func build(args []string) (*Driver, error) {
 		}
 		for i := 1; i <= n; i++ {
 			opts.Members = append(opts.Members, election.NodeID(i))
+		}
+	}
+	if s := kv["options"]; s != "" {
+		if opts.Options, err = election.ParseOptions(s); err != nil {
+			return nil, fmt.Errorf("cluster options: %w", err)
 		}
 	}
 	if s := kv["seed"]; s != "" {
