@@ -1,0 +1,82 @@
+//go:build !nodeimage
+
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/compare"
+)
+
+func init() {
+	commands["compare"] = command{summary: "run Raft and quorum Bully side by side on the same faults and print the table", run: compareCmd}
+}
+
+func compareCmd(args []string) int { return runCompare(args, os.Stdout, os.Stderr) }
+
+// runCompare writes the table of raft (and each of its options off)
+// against quorum Bully on the same faults, in the world --backend names:
+// docs/raft.md holds the simulator's table (seeded: a test keeps it equal)
+// and the containers' (made by this command).
+func runCompare(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	backend := fs.String("backend", "sim", "where the clusters run: sim or docker")
+	n := fs.Int("runs", 3, "runs per cell (run i has seed i)")
+	store := fs.String("store", "", "directory of the runs' directories (default: a temporary one, removed after)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: ringleader compare [--backend sim|docker] [--runs N] [--store DIR]\n\n"+
+			"Runs raft, raft with pre-vote off, raft with check-quorum off and quorum Bully on the same faults\n"+
+			"(a leader killed, a leader paused, a follower cut off and returned, the leader cut off), every\n"+
+			"fault --runs times, and prints the markdown table of docs/raft.md: failover p50/p95, leader\n"+
+			"changes on a return, a cut-off leader's overlap, election messages of a failover. In containers\n"+
+			"a cell takes about ten seconds a run. Progress goes to stderr.\n"+
+			"Exit status: 0 the table was printed, 1 a run failed or could not run, 2 bad flags.\n\nFlags:\n")
+		printFlags(fs.Output(), fs)
+	}
+	if status, done := parseFlagsTo(fs, args, stderr); done {
+		return status
+	}
+	w, ok := worlds[*backend]
+	if !ok {
+		return usageErrorTo(stderr, "compare", "--backend %q: want sim or docker", *backend)
+	}
+	if *n < 1 {
+		return usageErrorTo(stderr, "compare", "--runs %d: want at least 1", *n)
+	}
+	dir := *store
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "ringleader-compare-")
+		if err != nil {
+			fmt.Fprintf(stderr, "ringleader compare: %v\n", err)
+			return 1
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	o := worldOptions{image: defaultImage, progress: io.Discard, warnings: stderr}
+	if w.build != nil {
+		fmt.Fprintf(stderr, "building node image %s ...\n", o.image)
+		if err := w.build(ctx, o); err != nil {
+			fmt.Fprintf(stderr, "ringleader compare: building the node image: %v\n", err)
+			return 1
+		}
+	}
+	name := map[string]string{"sim": "simulator", "docker": "containers"}[*backend]
+	table, err := compare.Table(ctx, compare.RaftAndBully, compare.Options{
+		World: name, Backend: func() chaos.Backend { return w.start(o) }, Runs: *n, Store: dir, Progress: stderr})
+	if err != nil {
+		fmt.Fprintf(stderr, "ringleader compare: %v\n", err)
+		return 1
+	}
+	fmt.Fprint(stdout, table)
+	return 0
+}
