@@ -12,7 +12,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -207,7 +206,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		Quorum:  cfg.Quorum,
 		Options: cfg.Options,
 		Timing:  cfg.Timing,
-		Rand:    mrand.New(mrand.NewPCG(cfg.Seed, uint64(cfg.ID))),
+		Rand:    election.Seed{cfg.Seed, uint64(cfg.ID)}.Rand(),
+		Seed:    election.Seed{cfg.Seed, uint64(cfg.ID)},
 		Durable: durable,
 	}
 	var err error

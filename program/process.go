@@ -1,0 +1,216 @@
+package program
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+// process is one running program: one node slot's child process, which
+// plays machine after machine (every start resets it). It is used by one
+// machine at a time.
+type process struct {
+	cmd     *exec.Cmd
+	in      *os.File // the program's stdin, our end
+	out     *os.File // the program's stdout, our end
+	r       *bufio.Reader
+	req     bytes.Buffer
+	line    []byte
+	seq     uint64 // events sent
+	lines   uint64 // lines read
+	timeout time.Duration
+	stderr  *tail
+	waited  chan struct{} // closed when cmd.Wait returned
+	waitErr error
+}
+
+// launch starts argv with its stdin and stdout as pipes of our own (so
+// that reads and writes take deadlines) and its stderr kept in a tail.
+func launch(argv []string, timeout time.Duration) (*process, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	p := &process{
+		cmd: exec.Command(argv[0], argv[1:]...), in: inW, out: outR,
+		r: bufio.NewReaderSize(outR, 64<<10), timeout: timeout,
+		stderr: &tail{}, waited: make(chan struct{}),
+	}
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
+	err = p.cmd.Start()
+	inR.Close() // the child holds its own copies
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("start %s: %w", strings.Join(argv, " "), err)
+	}
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.waited)
+	}()
+	return p, nil
+}
+
+// exchange sends one event (with init for a start) and reads its answer.
+// Any error leaves the process killed: the caller reports it as the
+// node's crash.
+func (p *process) exchange(ev election.Event, init *Init) (Answer, error) {
+	p.seq++
+	what := describe(p.seq, ev)
+	p.req.Reset()
+	if err := encodeRequest(&p.req, &Request{V: Version, Seq: p.seq, Event: ev, Init: init}); err != nil {
+		return Answer{}, p.fail(fmt.Errorf("event seq %d: encode: %w", p.seq, err))
+	}
+	deadline := time.Now().Add(p.timeout)
+	p.in.SetWriteDeadline(deadline)
+	if _, err := p.in.Write(p.req.Bytes()); err != nil {
+		return Answer{}, p.fail(p.ioError(err, "read", what))
+	}
+	p.out.SetReadDeadline(deadline)
+	line, err := p.readLine()
+	if err != nil {
+		return Answer{}, p.fail(p.ioError(err, "answer", what))
+	}
+	a, err := DecodeAnswer(line, p.lines, p.seq)
+	if err != nil {
+		return Answer{}, p.fail(fmt.Errorf("answer to %s: %w", what, err))
+	}
+	return a, nil
+}
+
+// describe names an event for a message: `event seq 7 (timer "answer")`.
+func describe(seq uint64, ev election.Event) string {
+	switch ev.Kind {
+	case election.EventTimer:
+		return fmt.Sprintf("event seq %d (timer %q)", seq, ev.Timer)
+	case election.EventReceive:
+		return fmt.Sprintf("event seq %d (receive %s from %d)", seq, ev.Msg.Type, ev.Msg.From)
+	case election.EventPeerDown:
+		return fmt.Sprintf("event seq %d (peer-down %d)", seq, ev.Peer)
+	}
+	return fmt.Sprintf("event seq %d (%s)", seq, ev.Kind)
+}
+
+// readLine reads one line of at most MaxLine bytes, without its newline.
+func (p *process) readLine() ([]byte, error) {
+	p.line = p.line[:0]
+	for {
+		chunk, err := p.r.ReadSlice('\n')
+		if len(p.line)+len(chunk) > MaxLine {
+			return nil, fmt.Errorf("line %d is longer than %d bytes (program.MaxLine)", p.lines+1, MaxLine)
+		}
+		if err == nil {
+			p.lines++
+			if len(p.line) == 0 {
+				return chunk[:len(chunk)-1], nil // no copy: used before the next read
+			}
+			p.line = append(p.line, chunk[:len(chunk)-1]...)
+			return p.line, nil
+		}
+		p.line = append(p.line, chunk...)
+		if err != bufio.ErrBufferFull {
+			return nil, err
+		}
+	}
+}
+
+// ioError turns a pipe's error, while the program was to read or answer
+// the event what, into what happened to the program.
+func (p *process) ioError(err error, verb, what string) error {
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return fmt.Errorf("did not %s %s within %v (program.Options.Timeout): treated as crashed", verb, what, p.timeout)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscallEPIPE):
+		return fmt.Errorf("program exited (%s) while it was to %s %s", p.exitStatus(), verb, what)
+	}
+	return fmt.Errorf("%s %s: %w", verb, what, err)
+}
+
+// exitStatus waits a moment for the program to exit by itself and says
+// how it ended; a program that closed its output but lives on is killed.
+func (p *process) exitStatus() string {
+	select {
+	case <-p.waited:
+	case <-time.After(time.Second):
+		p.cmd.Process.Kill()
+		<-p.waited
+	}
+	if p.waitErr == nil {
+		return "exit status 0"
+	}
+	return p.waitErr.Error()
+}
+
+// fail kills the process and returns err with the program's last lines of
+// stderr.
+func (p *process) fail(err error) error {
+	p.kill()
+	if t := p.stderr.String(); t != "" {
+		return fmt.Errorf("%w; its stderr ended:\n%s", err, t)
+	}
+	return fmt.Errorf("%w (its stderr was empty)", err)
+}
+
+// kill ends the process and waits for it (and for its stderr to drain).
+func (p *process) kill() {
+	p.cmd.Process.Kill()
+	<-p.waited
+	p.in.Close()
+	p.out.Close()
+}
+
+// tail keeps the last tailLines lines (at most tailBytes bytes) of what a
+// program writes to stderr: its log, bounded whatever it writes.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const (
+	tailLines = 64
+	tailBytes = 16 << 10
+)
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(b)
+	if len(b) > tailBytes {
+		b = b[len(b)-tailBytes:]
+	}
+	t.buf = append(t.buf, b...)
+	if over := len(t.buf) - tailBytes; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return n, nil
+}
+
+// String is the kept tail, its last tailLines lines, each indented.
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimRight(string(t.buf), "\n"), "\n")
+	if len(lines) > tailLines {
+		lines = lines[len(lines)-tailLines:]
+	}
+	if len(lines) == 1 && lines[0] == "" {
+		return ""
+	}
+	return "  | " + strings.Join(lines, "\n  | ")
+}

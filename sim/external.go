@@ -1,0 +1,60 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+)
+
+// This file is how the simulator drives machines that live outside the Go
+// heap (package program: a child process per node slot): it releases a
+// machine it drops, and treats a machine that failed by itself as a
+// crashed node.
+
+// release hands back what n's machine holds (election.Releaser), when it
+// is dropped: a crash, a stop, a restart's new machine, a Reset.
+func (s *Sim) release(n *node) {
+	if r, ok := n.m.(election.Releaser); ok {
+		r.Release()
+	}
+	n.m, n.crasher = nil, nil
+}
+
+// checkCrashed is called after every step: a machine that failed by
+// itself (election.Crasher) crashes its node, as a kill would. This is the
+// one change of the world model no fault makes: nobody injected it, the
+// node's own program died. The history gets a stop record whose reason is
+// the failure, and Crashes lists it.
+func (s *Sim) checkCrashed(n *node) {
+	if n.crasher == nil {
+		return
+	}
+	err := n.crasher.Crashed()
+	if err == nil {
+		return
+	}
+	s.crashes = append(s.crashes, Crash{Node: n.id, At: s.now, Err: err})
+	if s.sink != nil {
+		r := s.nodeRecord(n, history.KindStop)
+		r.Reason = "program-failed: " + err.Error()
+		s.emit(r)
+	}
+	s.state.Up[n.id] = false
+	delete(s.state.Paused, n.id)
+	s.stateChanged = true
+	s.down(n)
+	s.hintCrashed(n)
+}
+
+// Crash is a node whose machine failed by itself (a program that exited,
+// hung or broke the protocol).
+type Crash struct {
+	Node election.NodeID
+	At   time.Duration
+	Err  error
+}
+
+// Crashes lists the machines that failed by themselves in this run, in
+// order.
+func (s *Sim) Crashes() []Crash { return s.crashes }
