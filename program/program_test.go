@@ -21,6 +21,10 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == "badprog" {
+		badProgram(os.Args[2]) // the test binary plays a bad program
+		return
+	}
 	dir, err := os.MkdirTemp("", "ringleader-program-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

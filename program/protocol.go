@@ -131,7 +131,7 @@ func DecodeAnswer(line []byte, lineNo, seq uint64) (Answer, error) {
 		return Answer{}, &LineError{Line: lineNo, Field: field, Err: err}
 	}
 	if err := json.Unmarshal(line, &raw); err != nil {
-		return bad(typeErrorField("", err), err)
+		return bad(typeErrorField("", err), plainTypeError(err))
 	}
 	switch {
 	case raw.V == nil:
@@ -154,7 +154,7 @@ func DecodeAnswer(line []byte, lineNo, seq uint64) (Answer, error) {
 			if errors.As(err, &fe) {
 				return bad(field+"."+fe.field, fe.err)
 			}
-			return bad(typeErrorField(field, err), err)
+			return bad(typeErrorField(field, err), plainTypeError(err))
 		}
 	}
 	return a, nil
@@ -230,6 +230,16 @@ func typeErrorField(prefix string, err error) string {
 		return te.Field
 	}
 	return prefix + "." + te.Field
+}
+
+// plainTypeError says what a value of the wrong type was and what was
+// wanted, without encoding/json's view of Go types it does not know.
+func plainTypeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("a JSON %s, want %s", te.Value, te.Type)
+	}
+	return err
 }
 
 // encodeRequest appends req's line, newline included, to buf.

@@ -1,0 +1,115 @@
+package program_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/program"
+	"github.com/ringleader-dev/ringleader/sim"
+)
+
+// badProgram is a program that answers start correctly (a view and a
+// timer) and then fails, the way mode says, when the timer fires.
+func badProgram(mode string) {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, program.MaxLine)
+	for in.Scan() {
+		var req program.Request
+		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+			os.Exit(2)
+		}
+		if req.Event.Kind == election.EventStart {
+			fmt.Printf(`{"v":1,"seq":%d,"effects":[{"kind":"view","view":{"leader":%d,"epoch":1,"role":"leader"}},{"kind":"set-timer","timer":"tick","after_ns":100000000}],"claims":["agreement"]}`+"\n", req.Seq, req.Init.ID)
+			continue
+		}
+		fmt.Fprintln(os.Stderr, "about to fail:", mode)
+		switch mode {
+		case "exit":
+			os.Exit(3)
+		case "hang":
+			time.Sleep(time.Hour) // a hung program (select {} would be a deadlock, and exit)
+		case "kind":
+			fmt.Printf(`{"v":1,"seq":%d,"effects":[{"kind":"view","view":{"leader":1,"epoch":1,"role":"leader"}},{"kind":"sned","msg":{"type":"X","to":2}}]}`+"\n", req.Seq)
+		case "type":
+			fmt.Printf(`{"v":1,"seq":%d,"effects":[{"kind":"set-timer","timer":"tick","after_ns":"soon"}]}`+"\n", req.Seq)
+		case "garbage":
+			fmt.Println("hello, runtime")
+		case "seq":
+			fmt.Printf(`{"v":1,"seq":%d,"effects":[]}`+"\n", req.Seq+1)
+		case "flood":
+			w := bufio.NewWriter(os.Stdout)
+			for range program.MaxLine + 1 {
+				w.WriteByte('x')
+			}
+			w.Flush()
+			time.Sleep(time.Hour) // a hung program (select {} would be a deadlock, and exit)
+		}
+	}
+}
+
+// TestBadProgramsCrashTheirNode: a program that exits, hangs, floods or
+// writes what the protocol does not allow crashes its node, as a kill
+// would (down, a stop record naming the failure), and the report names the
+// event, the line and the field, and quotes its stderr.
+func TestBadProgramsCrashTheirNode(t *testing.T) {
+	for _, c := range []struct {
+		mode string
+		want []string
+	}{
+		{"exit", []string{"program exited (exit status 3) while it was to answer event seq 3 (timer \"tick\")", "about to fail: exit"}},
+		{"hang", []string{"did not answer event seq 3 (timer \"tick\") within 300ms", "treated as crashed", "about to fail: hang"}},
+		{"kind", []string{"answer to event seq 3 (timer \"tick\"): line 3: field effects[1].kind: effect kind \"sned\": want one of"}},
+		{"type", []string{"line 3: field effects[0].after_ns: a JSON string, want time.Duration"}},
+		{"garbage", []string{"line 3: invalid character 'h'"}},
+		{"seq", []string{"line 3: field seq: 4, want 3"}},
+		{"flood", []string{"line 3 is longer than 4194304 bytes"}},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			name, err := program.Register([]string{os.Args[0], "badprog", c.mode}, election.NoQuorum, []election.NodeID{1, 2}, election.Timing{}, program.Options{Timeout: 300 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var mem history.Memory
+			s, err := sim.New(sim.Options{Algorithm: name, Members: []election.NodeID{1, 2}}, &mem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Start()
+			s.RunFor(time.Second)
+			crashes := s.Crashes()
+			if len(crashes) != 2 {
+				t.Fatalf("crashes %v, want both nodes'", crashes)
+			}
+			msg := crashes[0].Err.Error()
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("crash report\n%s\nlacks %q", msg, w)
+				}
+			}
+			if s.Up(1) || s.Up(2) {
+				t.Error("a node whose program failed is still up")
+			}
+			stops := 0
+			for _, r := range mem.Records() {
+				if r.Kind == history.KindStop && strings.HasPrefix(r.Reason, "program-failed: ") {
+					stops++
+				}
+			}
+			if stops != 2 {
+				t.Errorf("%d stop records naming the failure, want 2", stops)
+			}
+			// A restart brings the node back on a new process.
+			must(t, s.Restart(1))
+			if !s.Up(1) || s.View(1).Leader != 1 {
+				t.Errorf("after a restart: up %v, view %v; want up, leading", s.Up(1), s.View(1))
+			}
+		})
+	}
+}
