@@ -46,6 +46,12 @@ type Scenario struct {
 // Cluster is the cluster a scenario starts.
 type Cluster struct {
 	Algorithm string
+	// Program, instead of an algorithm, is the command line of a program
+	// that speaks docs/protocol.md (cluster.program in a file). A
+	// runtime registers it (program.Register) and sets Algorithm to the
+	// name it was registered under; a parsed scenario with a program has
+	// no Algorithm until then, and its quorum mode defaults to none.
+	Program []string
 	// IDs in ring order; len(IDs) is the node count.
 	IDs []election.NodeID
 	// Quorum and Options are resolved when parsed: what the file gave,

@@ -33,6 +33,7 @@ import (
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/harness"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/program"
 	"github.com/ringleader-dev/ringleader/scenario"
 	"github.com/ringleader-dev/ringleader/sim"
 )
@@ -201,7 +202,11 @@ func ScheduleSeed(top int64, i int) int64 {
 // ReplayCommand is the command line that replays the schedule with seed.
 func ReplayCommand(o Options, seed int64) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "ringleader sim explore --algorithm %s --n %d --schedules 1 --seed %d", o.Algorithm, len(o.Members), seed)
+	what := "--algorithm " + o.Algorithm
+	if p, ok := program.Lookup(o.Algorithm); ok {
+		what = "--program '" + strings.Join(p.Command(), " ") + "'"
+	}
+	fmt.Fprintf(&b, "ringleader sim explore %s --n %d --schedules 1 --seed %d", what, len(o.Members), seed)
 	alg, _ := election.Lookup(o.Algorithm)
 	if o.Quorum != election.QuorumDefault && o.Quorum != alg.DefaultQuorum {
 		b.WriteString(" --quorum " + string(o.Quorum))
@@ -378,8 +383,14 @@ func spec(o Options, seed int64) chaos.ClusterSpec {
 	}
 }
 
+// cluster is the scenario cluster of o; a registered program's names its
+// command, so that a saved scenario runs it again (cluster.program).
 func cluster(o Options) scenario.Cluster {
-	return scenario.Cluster{Algorithm: o.Algorithm, IDs: o.Members, Quorum: o.Quorum, Options: o.Options, Timing: o.Timing}
+	c := scenario.Cluster{Algorithm: o.Algorithm, IDs: o.Members, Quorum: o.Quorum, Options: o.Options, Timing: o.Timing}
+	if p, ok := program.Lookup(o.Algorithm); ok {
+		c.Program = p.Command()
+	}
+	return c
 }
 
 // session is one schedule being played: a simulated cluster, the harness's

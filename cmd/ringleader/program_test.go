@@ -1,0 +1,50 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// bullyGo builds examples/bully-go, the project's Bully as a program.
+func bullyGo(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "bully-go")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/bully-go").CombinedOutput(); err != nil {
+		t.Fatalf("go build examples/bully-go: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestSimExploreRunsAProgram(t *testing.T) {
+	bin := bullyGo(t)
+	args := []string{"sim", "explore", "--program", bin, "--n", "4", "--schedules", "6", "--seed", "2"}
+	r := ringleader(t, args...)
+	r.wantCode(t, 0, args...)
+	wantContains(t, "stdout", r.stdout, "program-bully-go, 4 nodes, no quorum: 6 schedules", "agreement        pass", "--program '"+bin+"' --n 4 --schedules 1 --seed ")
+}
+
+func TestSimExploreRefusesAProgramThatCannotStart(t *testing.T) {
+	args := []string{"sim", "explore", "--program", "/nonexistent/prog", "--n", "3"}
+	r := ringleader(t, args...)
+	r.wantCode(t, 2, args...)
+	wantContains(t, "stderr", r.stderr, "--program: program /nonexistent/prog: start /nonexistent/prog")
+}
+
+func TestRunRunsAScenarioWithAProgram(t *testing.T) {
+	bin := bullyGo(t)
+	path := filepath.Join(t.TempDir(), "own.yaml")
+	sc := "name: own-bully\ncluster:\n  program: [" + bin + "]\n  nodes: 3\nsteps:\n  - wait: stable\n  - expect: {leader: 3}\n  - kill: leader\n  - wait: stable\n  - expect: {leader: 2}\n"
+	if err := os.WriteFile(path, []byte(sc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--backend", "sim", path, "--store", t.TempDir()}
+	r := ringleader(t, args...)
+	r.wantCode(t, 0, args...)
+
+	args = []string{"run", "--backend", "docker", path, "--store", t.TempDir()}
+	r = ringleader(t, args...)
+	r.wantCode(t, 2, args...)
+	wantContains(t, "stderr", r.stderr, path+": cluster.program runs on --backend sim only")
+}
