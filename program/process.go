@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
@@ -31,16 +33,23 @@ type process struct {
 	stderr  *tail
 	waited  chan struct{} // closed when cmd.Wait returned
 	waitErr error
+	// watchdog kills the program when an exchange outlasts timeout;
+	// expired says it did. Reads and writes are plain blocking system
+	// calls (no deadlines through the Go poller, whose wake-ups cost
+	// more than the whole exchange otherwise would), and a killed
+	// program's pipe ends them.
+	watchdog *time.Timer
+	expired  atomic.Bool
 }
 
 // launch starts argv with its stdin and stdout as pipes of our own (so
 // that reads and writes take deadlines) and its stderr kept in a tail.
 func launch(argv []string, timeout time.Duration) (*process, error) {
-	inR, inW, err := os.Pipe()
+	inR, inW, err := blockingPipe()
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err := blockingPipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
@@ -64,7 +73,22 @@ func launch(argv []string, timeout time.Duration) (*process, error) {
 		p.waitErr = p.cmd.Wait()
 		close(p.waited)
 	}()
+	p.watchdog = time.AfterFunc(time.Hour, func() {
+		p.expired.Store(true)
+		p.cmd.Process.Kill()
+	})
+	p.watchdog.Stop()
 	return p, nil
+}
+
+// blockingPipe is a pipe whose ends the Go runtime does not put in its
+// poller: a read is one blocking system call.
+func blockingPipe() (r, w *os.File, err error) {
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+		return nil, nil, fmt.Errorf("pipe: %w", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "program-pipe-r"), os.NewFile(uintptr(fds[1]), "program-pipe-w"), nil
 }
 
 // exchange sends one event (with init for a start) and reads its answer.
@@ -77,14 +101,16 @@ func (p *process) exchange(ev election.Event, init *Init) (Answer, error) {
 	if err := encodeRequest(&p.req, &Request{V: Version, Seq: p.seq, Event: ev, Init: init}); err != nil {
 		return Answer{}, p.fail(fmt.Errorf("event seq %d: encode: %w", p.seq, err))
 	}
-	deadline := time.Now().Add(p.timeout)
-	p.in.SetWriteDeadline(deadline)
+	p.watchdog.Reset(p.timeout)
 	if _, err := p.in.Write(p.req.Bytes()); err != nil {
+		p.watchdog.Stop()
 		return Answer{}, p.fail(p.ioError(err, "read", what))
 	}
-	p.out.SetReadDeadline(deadline)
 	line, err := p.readLine()
-	if err != nil {
+	if !p.watchdog.Stop() || err != nil {
+		if err == nil {
+			err = os.ErrDeadlineExceeded // answered as the watchdog fired
+		}
 		return Answer{}, p.fail(p.ioError(err, "answer", what))
 	}
 	a, err := DecodeAnswer(line, p.lines, p.seq)
@@ -107,21 +133,23 @@ func describe(seq uint64, ev election.Event) string {
 	return fmt.Sprintf("event seq %d (%s)", seq, ev.Kind)
 }
 
-// readLine reads one line of at most MaxLine bytes, without its newline.
+// readLine reads one line of at most MaxLine bytes, its newline included,
+// and returns it without the newline. A flood is refused as soon as
+// MaxLine bytes came without a newline.
 func (p *process) readLine() ([]byte, error) {
 	p.line = p.line[:0]
 	for {
 		chunk, err := p.r.ReadSlice('\n')
-		if len(p.line)+len(chunk) > MaxLine {
-			return nil, fmt.Errorf("line %d is longer than %d bytes (program.MaxLine)", p.lines+1, MaxLine)
-		}
-		if err == nil {
+		if err == nil && len(p.line)+len(chunk) <= MaxLine {
 			p.lines++
 			if len(p.line) == 0 {
 				return chunk[:len(chunk)-1], nil // no copy: used before the next read
 			}
 			p.line = append(p.line, chunk[:len(chunk)-1]...)
 			return p.line, nil
+		}
+		if len(p.line)+len(chunk) >= MaxLine {
+			return nil, fmt.Errorf("line %d is longer than %d bytes (program.MaxLine)", p.lines+1, MaxLine)
 		}
 		p.line = append(p.line, chunk...)
 		if err != bufio.ErrBufferFull {
@@ -134,9 +162,9 @@ func (p *process) readLine() ([]byte, error) {
 // the event what, into what happened to the program.
 func (p *process) ioError(err error, verb, what string) error {
 	switch {
-	case errors.Is(err, os.ErrDeadlineExceeded):
+	case p.expired.Load() || errors.Is(err, os.ErrDeadlineExceeded):
 		return fmt.Errorf("did not %s %s within %v (program.Options.Timeout): treated as crashed", verb, what, p.timeout)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscallEPIPE):
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE):
 		return fmt.Errorf("program exited (%s) while it was to %s %s", p.exitStatus(), verb, what)
 	}
 	return fmt.Errorf("%s %s: %w", verb, what, err)

@@ -54,6 +54,10 @@ func register(t *testing.T, argv []string, q election.QuorumMode) string {
 	return name
 }
 
+func registerB(argv []string) (string, error) {
+	return program.Register(argv, election.NoQuorum, ids(5), election.Timing{}, program.Options{})
+}
+
 func ids(n int) []election.NodeID {
 	out := make([]election.NodeID, n)
 	for i := range out {

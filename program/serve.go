@@ -64,12 +64,13 @@ func Serve(in io.Reader, out io.Writer, alg election.Algorithm) error {
 	}
 }
 
-// readLine reads one line of at most MaxLine bytes, without its newline.
+// readLine reads one line of at most MaxLine bytes, its newline included,
+// and returns it without the newline.
 func readLine(r *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if len(line)+len(chunk) > MaxLine {
+		if len(line)+len(chunk) > MaxLine || (err != nil && len(line)+len(chunk) == MaxLine) {
 			return nil, fmt.Errorf("longer than %d bytes (program.MaxLine)", MaxLine)
 		}
 		switch err {
