@@ -14,6 +14,7 @@ import (
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/program"
 	"github.com/ringleader-dev/ringleader/sim"
+	"github.com/ringleader-dev/ringleader/sim/explore"
 )
 
 // badProgram is a program that answers start correctly (a view and a
@@ -26,7 +27,23 @@ func badProgram(mode string) {
 		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
 			os.Exit(2)
 		}
-		if req.Event.Kind == election.EventStart {
+		switch {
+		case mode == "selfish" || mode == "random":
+			// Every node leads itself (agreement fails); "random" also
+			// re-announces at an instant drawn from the wall clock.
+			after := 100 * time.Millisecond
+			if mode == "random" {
+				after += time.Duration(time.Now().UnixNano() % int64(time.Second))
+			}
+			fx := `[]`
+			if req.Event.Kind == election.EventStart {
+				fx = fmt.Sprintf(`[{"kind":"view","view":{"leader":%d,"epoch":1,"role":"leader"}},{"kind":"set-timer","timer":"again","after_ns":%d}]`, req.Init.ID, after)
+			} else if req.Event.Kind == election.EventTimer {
+				fx = `[{"kind":"broadcast","msg":{"type":"MINE","from":0,"to":0,"epoch":1}}]`
+			}
+			fmt.Printf(`{"v":1,"seq":%d,"effects":%s,"claims":["agreement"]}`+"\n", req.Seq, fx)
+			continue
+		case req.Event.Kind == election.EventStart:
 			fmt.Printf(`{"v":1,"seq":%d,"effects":[{"kind":"view","view":{"leader":%d,"epoch":1,"role":"leader"}},{"kind":"set-timer","timer":"tick","after_ns":100000000}],"claims":["agreement"]}`+"\n", req.Seq, req.Init.ID)
 			continue
 		}
@@ -112,5 +129,35 @@ func TestBadProgramsCrashTheirNode(t *testing.T) {
 				t.Errorf("after a restart: up %v, view %v; want up, leading", s.Up(1), s.View(1))
 			}
 		})
+	}
+}
+
+// TestExplorerReportsANondeterministicProgram: the explorer plays a
+// program's failing schedule twice more; a program that reads the wall
+// clock is reported as nondeterministic, naming the first history record
+// that differed, and a deterministic one is not.
+func TestExplorerReportsANondeterministicProgram(t *testing.T) {
+	for _, c := range []struct {
+		mode string
+		want bool
+	}{{"random", true}, {"selfish", false}} {
+		name, err := program.Register([]string{os.Args[0], "badprog", c.mode}, election.NoQuorum, ids(3), election.Timing{}, program.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := explore.Run(explore.Options{Algorithm: name, N: 3, Schedules: 2, Seed: 1, MaxFaults: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.FailedSchedules != 2 {
+			t.Fatalf("%s: %d failing schedules, want both (every node leads itself)", c.mode, res.FailedSchedules)
+		}
+		got := res.Failing[0].Nondeterministic
+		if c.want != (got != "") || res.NondeterministicSchedules != map[bool]int{true: 2}[c.want] {
+			t.Fatalf("%s: nondeterministic %q (%d schedules), want reported: %v", c.mode, got, res.NondeterministicSchedules, c.want)
+		}
+		if c.want && !strings.Contains(got, "first differ at history record") || c.want && !strings.Contains(got, `"type":"MINE"`) {
+			t.Errorf("%s: report %q does not name the first differing record", c.mode, got)
+		}
 	}
 }

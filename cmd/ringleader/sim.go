@@ -592,4 +592,7 @@ func printSchedule(w io.Writer, sc explore.Schedule) {
 		fmt.Fprintf(w, "  %s: %s\n", v.Checker, v.Summary)
 	}
 	fmt.Fprintf(w, "  replay: %s\n", sc.Replay)
+	if sc.Nondeterministic != "" {
+		fmt.Fprintf(w, "  %s\n", sc.Nondeterministic)
+	}
 }

@@ -133,6 +133,10 @@ type Schedule struct {
 	StaleLeader bool `json:"stale_leader,omitempty"`
 	// Verdicts are the failing verdicts, claimed or not.
 	Verdicts []check.Verdict `json:"verdicts,omitempty"`
+	// Nondeterministic, on a failing schedule of a program, says where
+	// two more plays of it differed (determinism.go); empty when they
+	// were the same, or were not compared.
+	Nondeterministic string `json:"nondeterministic,omitempty"`
 	// Steps is the schedule: waits and faults as drawn, symbolic targets
 	// and all. Resolved holds, for each fault step, what it resolved to.
 	Steps    []scenario.Step `json:"-"`
@@ -168,6 +172,9 @@ type Result struct {
 	// StaleLeaderSchedules had a paused leader's frozen view overlap
 	// another leader (not split brain; see Schedule.StaleLeader).
 	StaleLeaderSchedules int `json:"stale_leader_schedules"`
+	// NondeterministicSchedules counts the failing schedules of a
+	// program that did not replay (see Schedule.Nondeterministic).
+	NondeterministicSchedules int `json:"nondeterministic_schedules,omitempty"`
 	// SimulatedSeconds is the virtual time of every schedule together:
 	// divided by the wall time it took, the simulator's speed-up over
 	// real time.
@@ -290,6 +297,9 @@ func Run(opts Options) (Result, error) {
 			res.StaleLeaderSchedules++
 		}
 		res.SimulatedSeconds += sc.Simulated.Seconds()
+	}
+	if err := checkReplays(opts, &res); err != nil {
+		return Result{}, err
 	}
 	res.Replay = []string{}
 	for _, sc := range res.Failing {
