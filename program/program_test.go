@@ -15,6 +15,7 @@ import (
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/program"
 	"github.com/ringleader-dev/ringleader/sim"
+	"github.com/ringleader-dev/ringleader/sim/explore"
 )
 
 // bin is where TestMain built the example programs.
@@ -165,5 +166,22 @@ func TestRegisterReadsClaimsFromTheProbe(t *testing.T) {
 		if len(a.ElectionTypes) == 0 || a.AnnounceTypes[0] != "COORDINATOR" {
 			t.Errorf("%s: message classes %v / %v, want Bully's", name, a.ElectionTypes, a.AnnounceTypes)
 		}
+	}
+}
+
+// TestOneProcessPerNodeSlotForEverySchedule: the explorer plays every
+// schedule on the same processes (a start resets a program), however
+// many schedules, kills and restarts there are.
+func TestOneProcessPerNodeSlotForEverySchedule(t *testing.T) {
+	argv := append(bullyGo(), "reuse") // a command of its own: its own count
+	name := register(t, argv, election.NoQuorum)
+	res, err := explore.Run(explore.Options{Algorithm: name, N: 5, Schedules: 12, Seed: 4, Workers: 1})
+	must(t, err)
+	if res.Failed() {
+		t.Fatalf("bully-go failed a claim: %+v", res.Failing[0])
+	}
+	p, _ := program.Lookup(name)
+	if got := p.Launched(); got != 5 {
+		t.Errorf("%d processes launched for 12 schedules of 5 nodes on one worker, want 5", got)
 	}
 }

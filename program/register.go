@@ -31,8 +31,18 @@ type Program struct {
 	quorum  election.QuorumMode
 	timeout time.Duration
 
-	mu   sync.Mutex
-	idle []*process
+	mu       sync.Mutex
+	idle     []*process
+	launched int
+}
+
+// Launched is how many processes of the program were started so far: one
+// per node slot of each simulator that runs it (the explorer has one per
+// worker), plus one for each process a failure ended.
+func (p *Program) Launched() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.launched
 }
 
 // Name is the program's name in the registry (program-bully, ...).
@@ -141,7 +151,7 @@ func freeName(argv []string, q election.QuorumMode) string {
 // probe starts the program and sends one start, keeping the process idle
 // for the first machine; the answer holds the claims.
 func (p *Program) probe(members []election.NodeID, timing election.Timing) (Answer, error) {
-	proc, err := launch(p.argv, p.timeout)
+	proc, err := p.get()
 	if err != nil {
 		return Answer{}, fmt.Errorf("program %s: %w", strings.Join(p.argv, " "), err)
 	}
@@ -180,6 +190,7 @@ func (p *Program) get() (*process, error) {
 		p.mu.Unlock()
 		return proc, nil
 	}
+	p.launched++
 	p.mu.Unlock()
 	return launch(p.argv, p.timeout)
 }

@@ -350,6 +350,7 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	s.inflight, s.lastActivity = 0, 0
 	s.crashes = nil
 	for _, n := range s.nodes {
+		s.release(n) // before its machine is forgotten
 		*n = node{id: n.id, idx: n.idx, timers: n.timers[:0], held: emptied(n.held)}
 		if err := s.build(n); err != nil {
 			return err
