@@ -21,6 +21,16 @@ func (s *Sim) release(n *node) {
 	n.m, n.crasher = nil, nil
 }
 
+// Close releases every node's machine (election.Releaser): a program's
+// processes go back to its pool. The simulator runs nothing after it,
+// until a Reset builds new machines. It is idempotent.
+func (s *Sim) Close() {
+	for _, n := range s.nodes {
+		n.up, n.paused = false, false // nothing steps a released machine
+		s.release(n)
+	}
+}
+
 // checkCrashed is called after every step: a machine that failed by
 // itself (election.Crasher) crashes its node, as a kill would. This is the
 // one change of the world model no fault makes: nobody injected it, the
