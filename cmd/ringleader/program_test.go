@@ -48,3 +48,23 @@ func TestRunRunsAScenarioWithAProgram(t *testing.T) {
 	r.wantCode(t, 2, args...)
 	wantContains(t, "stderr", r.stderr, path+": cluster.program runs on --backend sim only")
 }
+
+// TestRunsTheShippedPythonScenario runs examples/bully-python's scenario
+// from the repository's root, as its description says; without python3
+// it is skipped, unless CI=true.
+func TestRunsTheShippedPythonScenario(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("python3 not found, and CI=true: the Python example must be tested (%v)", err)
+		}
+		t.Skipf("python3 not found (%v); CI=true makes this a failure", err)
+	}
+	args := []string{"run", "--backend", "sim", "examples/bully-python/leader-crash.yaml", "--store", t.TempDir()}
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = "../.."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("ringleader %v: %v\n%s", args, err, out)
+	}
+	wantContains(t, "output", string(out), "python-bully-leader-crash")
+}
