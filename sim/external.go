@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 )
@@ -32,9 +33,9 @@ func (s *Sim) Close() {
 }
 
 // checkCrashed is called after every step: a machine that failed by
-// itself (election.Crasher) crashes its node, as a kill would. This is the
-// one change of the world model no fault makes: nobody injected it, the
-// node's own program died. The history gets a stop record whose reason is
+// itself (election.Crasher) crashes its node, as a kill would, and the
+// world model takes it as one; nobody injected it, so no nemesis record
+// is written: the history gets the node's stop record, whose reason is
 // the failure, and Crashes lists it.
 func (s *Sim) checkCrashed(n *node) {
 	if n.crasher == nil {
@@ -50,8 +51,9 @@ func (s *Sim) checkCrashed(n *node) {
 		r.Reason = "program-failed: " + err.Error()
 		s.emit(r)
 	}
-	s.state.Up[n.id] = false
-	delete(s.state.Paused, n.id)
+	// In the world model a program's crash is a kill: the one
+	// description of what a kill leaves (chaos.State.Apply).
+	s.state.Apply(chaos.Fault{Op: chaos.Kill, Nodes: []election.NodeID{n.id}}, s.opts.Members)
 	s.stateChanged = true
 	s.down(n)
 	s.hintCrashed(n)

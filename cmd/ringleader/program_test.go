@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
 )
 
 // bullyGo builds examples/bully-go, the project's Bully as a program.
@@ -43,10 +45,21 @@ func TestRunRunsAScenarioWithAProgram(t *testing.T) {
 	r := ringleader(t, args...)
 	r.wantCode(t, 0, args...)
 
-	args = []string{"run", "--backend", "docker", path, "--store", t.TempDir()}
-	r = ringleader(t, args...)
+}
+
+// TestRunRefusesAProgramContainersCannotHold: in containers a program must
+// be one static executable; a script is refused before anything starts.
+func TestRunRefusesAProgramContainersCannotHold(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "own.yaml")
+	sc := "name: own-script\ncluster:\n  program: [sh, -c, 'exit 1']\n  nodes: 3\nsteps:\n  - wait: stable\n"
+	if err := os.WriteFile(path, []byte(sc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--backend", "docker", path, "--store", t.TempDir()}
+	r := ringleader(t, args...)
 	r.wantCode(t, 2, args...)
-	wantContains(t, "stderr", r.stderr, path+": cluster.program runs on --backend sim only")
+	wantContains(t, "stderr", r.stderr, path+": cluster.program on --backend docker:", "is not a static executable")
 }
 
 // TestRunsTheShippedPythonScenario runs examples/bully-python's scenario
@@ -67,4 +80,26 @@ func TestRunsTheShippedPythonScenario(t *testing.T) {
 		t.Fatalf("ringleader %v: %v\n%s", args, err, out)
 	}
 	wantContains(t, "output", string(out), "python-bully-leader-crash")
+}
+
+// TestRunHostsAStaticProgramInContainers: examples/bully-go, built
+// static, goes into the node image and every container hosts it as its
+// child; the leader-crash story passes as it does in the simulator.
+func TestRunHostsAStaticProgramInContainers(t *testing.T) {
+	dockertest.Require(t)
+	bin := filepath.Join(t.TempDir(), "bully-go")
+	build := exec.Command("go", "build", "-o", bin, "../../examples/bully-go")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	path := filepath.Join(t.TempDir(), "own.yaml")
+	sc := "name: own-bully-docker\ncluster:\n  program: [" + bin + "]\n  nodes: 3\nsteps:\n  - wait: stable\n  - expect: {leader: 3}\n  - kill: leader\n  - expect: {leader: 2, within: 5s}\n  - restart: down\n  - expect: {leader: 3, on: all, within: 5s}\n"
+	if err := os.WriteFile(path, []byte(sc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--backend", "docker", path, "--store", t.TempDir()}
+	r := ringleader(t, args...)
+	r.wantCode(t, 0, args...)
+	wantContains(t, "stdout", r.stdout, "own-bully-docker", "PASS")
 }
