@@ -139,6 +139,9 @@ type ClusterSpec struct {
 	// then the name it was registered under (package program). A
 	// backend that runs nodes elsewhere carries the program there.
 	Program []string
+	// ProgramImage is the image that holds the program's runtime (an
+	// interpreter); empty: the program is one static executable.
+	ProgramImage string
 	// Quorum and Options are the algorithm's, resolved by the scenario
 	// (election.Algorithm.Resolve); Validate resolves them again to check.
 	Quorum  election.QuorumMode

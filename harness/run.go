@@ -137,7 +137,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	}()
 
 	spec := chaos.ClusterSpec{
-		Name: res.Cluster, Algorithm: sc.Cluster.Algorithm, Program: sc.Cluster.Program, Quorum: sc.Cluster.Quorum, Options: sc.Cluster.Options,
+		Name: res.Cluster, Algorithm: sc.Cluster.Algorithm, Program: sc.Cluster.Program, ProgramImage: sc.Cluster.Image, Quorum: sc.Cluster.Quorum, Options: sc.Cluster.Options,
 		Members: r.members, Timing: sc.Cluster.Timing, Seed: opts.Seed,
 	}
 	r.mark("start cluster " + spec.Name)

@@ -88,6 +88,9 @@ func clusterNode(c Cluster) *yaml.Node {
 			argv.Content = append(argv.Content, str(a))
 		}
 		add(m, "program", argv)
+		if c.Image != "" {
+			add(m, "image", str(c.Image))
+		}
 	} else {
 		add(m, "algorithm", str(c.Algorithm))
 	}

@@ -344,7 +344,7 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 }
 
 func (p *parser) cluster(n *yaml.Node) Cluster {
-	f := p.fields(n, "cluster", "algorithm", "program", "nodes", "ids", "quorum", "options", "timing")
+	f := p.fields(n, "cluster", "algorithm", "program", "image", "nodes", "ids", "quorum", "options", "timing")
 	var c Cluster
 	var alg election.Algorithm
 	algOK := false
@@ -411,6 +411,13 @@ func (p *parser) cluster(n *yaml.Node) Cluster {
 		}
 		if o, ok := f["options"]; ok {
 			p.errf(o, "cluster.options", "a program takes no options (docs/protocol.md, version 1)")
+		}
+	}
+	if im, ok := f["image"]; ok {
+		if !hasProg {
+			p.errf(im, "cluster.image", "only with a program: the image that holds its runtime on --backend docker")
+		} else {
+			c.Image, _ = p.str(im, "cluster.image")
 		}
 	}
 	if algOK {

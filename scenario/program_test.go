@@ -52,3 +52,22 @@ func TestParseRefusesABadProgram(t *testing.T) {
 		}
 	}
 }
+
+func TestParseReadsAProgramsImage(t *testing.T) {
+	src := "name: own\ncluster:\n  program: [python3, bully.py]\n  image: ringleader-python:bookworm\n  nodes: 3\nsteps:\n  - kill: leader\n"
+	s, err := Parse("own.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Cluster.Image != "ringleader-python:bookworm" {
+		t.Fatalf("image %q", s.Cluster.Image)
+	}
+	out, err := Format(s, "")
+	if err != nil || !strings.Contains(string(out), "image: ringleader-python:bookworm") {
+		t.Fatalf("formatted (%v):\n%s", err, out)
+	}
+	_, err = Parse("own.yaml", []byte("name: own\ncluster:\n  algorithm: bully\n  image: x\n  nodes: 3\nsteps:\n  - kill: leader\n"))
+	if err == nil || !strings.Contains(err.Error(), "cluster.image: only with a program") {
+		t.Fatalf("error %v, want image refused without a program", err)
+	}
+}

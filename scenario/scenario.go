@@ -52,6 +52,11 @@ type Cluster struct {
 	// name it was registered under; a parsed scenario with a program has
 	// no Algorithm until then, and its quorum mode defaults to none.
 	Program []string
+	// Image is the image a program runs in on the docker backend, one
+	// that holds its runtime (an interpreter); the node is added to it.
+	// Empty: the program must be one static executable, added to the
+	// FROM-scratch node image. Only with Program.
+	Image string
 	// IDs in ring order; len(IDs) is the node count.
 	IDs []election.NodeID
 	// Quorum and Options are resolved when parsed: what the file gave,

@@ -23,7 +23,7 @@ func registerPrograms(scs []*scenario.Scenario, backend string, stderr io.Writer
 		if len(c.Program) == 0 {
 			continue
 		}
-		if backend != "sim" {
+		if backend != "sim" && c.Image == "" {
 			// In containers the program goes into the node image,
 			// which is empty but for the node: one static executable.
 			if _, err := program.CheckStatic(c.Program); err != nil {
