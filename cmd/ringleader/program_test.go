@@ -103,3 +103,26 @@ func TestRunHostsAStaticProgramInContainers(t *testing.T) {
 	r.wantCode(t, 0, args...)
 	wantContains(t, "stdout", r.stdout, "own-bully-docker", "PASS")
 }
+
+// TestRunsTheShippedPythonScenarioInContainers runs the Python example's
+// scenario on the docker backend, in the image examples/bully-python/
+// image.sh builds. Without that image the test is skipped, naming the
+// script, unless CI=true.
+func TestRunsTheShippedPythonScenarioInContainers(t *testing.T) {
+	dockertest.Require(t)
+	const image = "ringleader-python:bookworm"
+	if out, err := exec.Command("docker", "image", "inspect", image).CombinedOutput(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("image %s is missing, and CI=true: build it with examples/bully-python/image.sh (%v: %s)", image, err, out)
+		}
+		t.Skipf("image %s is missing: build it with examples/bully-python/image.sh (CI=true makes this a failure)", image)
+	}
+	args := []string{"run", "--backend", "docker", "examples/bully-python/leader-crash.yaml", "--store", t.TempDir()}
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = "../.."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("ringleader %v: %v\n%s", args, err, out)
+	}
+	wantContains(t, "output", string(out), "python-bully-leader-crash", "PASS")
+}
