@@ -61,6 +61,9 @@ func launch(argv []string, timeout time.Duration) (*process, error) {
 		stderr: &tail{}, waited: make(chan struct{}),
 	}
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
+	// A child of the program that keeps its stderr open must not hold
+	// up Wait (and the report) for long.
+	p.cmd.WaitDelay = time.Second
 	err = p.cmd.Start()
 	inR.Close() // the child holds its own copies
 	outW.Close()
@@ -197,6 +200,7 @@ func (p *process) fail(err error) error {
 
 // kill ends the process and waits for it (and for its stderr to drain).
 func (p *process) kill() {
+	p.watchdog.Stop()
 	p.cmd.Process.Kill()
 	<-p.waited
 	p.in.Close()
