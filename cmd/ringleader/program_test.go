@@ -41,10 +41,17 @@ func TestRunRunsAScenarioWithAProgram(t *testing.T) {
 	if err := os.WriteFile(path, []byte(sc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"run", "--backend", "sim", path, "--store", t.TempDir()}
+	store := t.TempDir()
+	args := []string{"run", "--backend", "sim", path, "--store", store}
 	r := ringleader(t, args...)
 	r.wantCode(t, 0, args...)
 
+	// Judged again by another process, which registers the program anew
+	// from results.json.
+	args = []string{"check", filepath.Join(store, "own-bully", "latest-sim")}
+	r = ringleader(t, args...)
+	r.wantCode(t, 0, args...)
+	wantContains(t, "stdout", r.stdout, "as recorded", "run PASS (as recorded)")
 }
 
 // TestRunRefusesAProgramContainersCannotHold: in containers a program must
