@@ -34,7 +34,7 @@ func TestPythonBullyPassesItsClaims(t *testing.T) {
 	if got := alg.Claims(election.NoQuorum); len(got) != 3 {
 		t.Fatalf("claims %v, want the three of plain Bully", got)
 	}
-	res, err := explore.Run(explore.Options{Algorithm: name, N: 5, Schedules: 40, Seed: 20})
+	res, err := explore.Run(explore.Options{Algorithm: name, N: 5, Schedules: 150, Seed: 20})
 	must(t, err)
 	if len(res.Claimed) != 3 {
 		t.Fatalf("judged %v, want the three claims", res.Claimed)
