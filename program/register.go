@@ -100,7 +100,10 @@ func Register(argv []string, q election.QuorumMode, members []election.NodeID, t
 		Quorums:       []election.QuorumMode{q},
 		DefaultQuorum: q,
 		QuorumWhy:     "a program is registered for one quorum mode; register it again for another",
-		Seeded:        true,
+		// A program may well draw only from its seed, but nothing here
+		// can hold it to that: the explorer checks that its failing
+		// schedules replay (explore.CheckDeterminism).
+		Seeded: false,
 	})
 	programs[key(argv, q)] = p
 	return p.name, nil

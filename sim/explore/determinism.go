@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
-	"github.com/ringleader-dev/ringleader/program"
 )
 
 // Divergence is where two plays of one schedule first differ: the same
@@ -69,11 +69,11 @@ func recordText(rs []history.Record, i int) string {
 // the explorer plays twice more to check that they replay.
 const maxDeterminismChecks = 3
 
-// checkReplays plays the first failing schedules of a program again and
-// marks those that do not replay. The built-in algorithms are seeded by
-// construction (election.Algorithm.Seeded); a program only promises it.
-func checkReplays(opts Options, res *Result) error {
-	if _, ok := program.Lookup(opts.Algorithm); !ok {
+// checkReplays plays the first failing schedules of an algorithm that is
+// not seeded by construction (election.Algorithm.Seeded false: a program)
+// again, and marks those that do not replay.
+func checkReplays(opts Options, alg election.Algorithm, res *Result) error {
+	if alg.Seeded {
 		return nil
 	}
 	for i := range res.Failing[:min(len(res.Failing), maxDeterminismChecks)] {

@@ -298,7 +298,7 @@ func Run(opts Options) (Result, error) {
 		}
 		res.SimulatedSeconds += sc.Simulated.Seconds()
 	}
-	if err := checkReplays(opts, &res); err != nil {
+	if err := checkReplays(opts, alg, &res); err != nil {
 		return Result{}, err
 	}
 	res.Replay = []string{}
