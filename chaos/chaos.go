@@ -134,6 +134,14 @@ type ClusterSpec struct {
 	// Name namespaces NATS subjects and names containers; unique per run.
 	Name      string
 	Algorithm string
+	// Program, when set, is the command line of a program the nodes host
+	// instead of a built-in algorithm (docs/protocol.md); Algorithm is
+	// then the name it was registered under (package program). A
+	// backend that runs nodes elsewhere carries the program there.
+	Program []string
+	// ProgramImage is the image that holds the program's runtime (an
+	// interpreter); empty: the program is one static executable.
+	ProgramImage string
 	// Quorum and Options are the algorithm's, resolved by the scenario
 	// (election.Algorithm.Resolve); Validate resolves them again to check.
 	Quorum  election.QuorumMode

@@ -365,6 +365,10 @@ type Config struct {
 	// Rand is the machine's only source of randomness; the runtime seeds
 	// it (from the run's seed in the simulator).
 	Rand *rand.Rand
+	// Seed is what Rand was made from (Seed.Rand), for a machine that
+	// hands its work to another process (package program). Runtimes set
+	// both.
+	Seed Seed
 	// Durable is what the machine persisted before a crash (zero on a
 	// first start).
 	Durable Durable

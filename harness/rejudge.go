@@ -14,6 +14,7 @@ import (
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/outpath"
+	"github.com/ringleader-dev/ringleader/program"
 	"github.com/ringleader-dev/ringleader/report"
 	"github.com/ringleader-dev/ringleader/scenario"
 )
@@ -104,11 +105,19 @@ func checkpointsText(n int) string {
 // needs of its scenario: the cluster, the checkers that ran and the
 // verdicts expected of them, the liveness bound.
 func scenarioOf(r *Result) (*scenario.Scenario, election.Algorithm, error) {
-	alg, err := election.Lookup(r.Algorithm)
+	q, err := election.ParseQuorum(r.Quorum)
 	if err != nil {
 		return nil, election.Algorithm{}, err
 	}
-	q, err := election.ParseQuorum(r.Quorum)
+	name := r.Algorithm
+	if len(r.Program) > 0 {
+		// A program is an algorithm only once registered, in this
+		// process too: its claims and message classes come from it.
+		if name, err = program.Register(r.Program, q, r.Members, election.Timing{}, program.Options{}); err != nil {
+			return nil, election.Algorithm{}, err
+		}
+	}
+	alg, err := election.Lookup(name)
 	if err != nil {
 		return nil, election.Algorithm{}, err
 	}
@@ -117,7 +126,7 @@ func scenarioOf(r *Result) (*scenario.Scenario, election.Algorithm, error) {
 	}
 	sc := &scenario.Scenario{
 		Name: r.Scenario, File: r.File,
-		Cluster: scenario.Cluster{Algorithm: alg.Name, IDs: slices.Clone(r.Members), Quorum: q, Timing: election.Timing{
+		Cluster: scenario.Cluster{Algorithm: alg.Name, Program: slices.Clone(r.Program), IDs: slices.Clone(r.Members), Quorum: q, Timing: election.Timing{
 			Heartbeat: fromMillis(r.Timing.HeartbeatMillis), Suspicion: fromMillis(r.Timing.SuspicionMillis), Answer: fromMillis(r.Timing.AnswerMillis),
 		}},
 		LivenessBound:  fromMillis(r.LivenessBoundMillis),

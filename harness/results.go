@@ -22,7 +22,11 @@ type Result struct {
 	Description string `json:"description,omitempty"`
 	Backend     string `json:"backend"`
 	Algorithm   string `json:"algorithm"`
-	Quorum      string `json:"quorum"`
+	// Program is the command line of the program the run hosted
+	// (cluster.program), whose registered name Algorithm is: a later
+	// process registers it again to judge the run (Rejudge).
+	Program []string `json:"program,omitempty"`
+	Quorum  string   `json:"quorum"`
 	// Options are the algorithm's options, resolved (absent for an
 	// algorithm without options).
 	Options election.Options  `json:"options,omitempty"`

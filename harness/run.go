@@ -104,7 +104,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	}
 	res = &Result{
 		Scenario: sc.Name, File: sc.File, Description: sc.Description,
-		Backend: backend.Name(), Algorithm: sc.Cluster.Algorithm, Quorum: sc.Cluster.Quorum.String(),
+		Backend: backend.Name(), Algorithm: sc.Cluster.Algorithm, Program: sc.Cluster.Program, Quorum: sc.Cluster.Quorum.String(),
 		Options: sc.Cluster.Options, Members: r.members, Timing: timingOf(sc.Cluster.Timing), LivenessBoundMillis: ms(sc.LivenessBound), Seed: opts.Seed,
 		Rep: opts.Rep, Reps: opts.Reps, Dir: dir, Started: time.Now(),
 		Cluster: clusterName(sc.Name, opts.Rep),
@@ -137,7 +137,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	}()
 
 	spec := chaos.ClusterSpec{
-		Name: res.Cluster, Algorithm: sc.Cluster.Algorithm, Quorum: sc.Cluster.Quorum, Options: sc.Cluster.Options,
+		Name: res.Cluster, Algorithm: sc.Cluster.Algorithm, Program: sc.Cluster.Program, ProgramImage: sc.Cluster.Image, Quorum: sc.Cluster.Quorum, Options: sc.Cluster.Options,
 		Members: r.members, Timing: sc.Cluster.Timing, Seed: opts.Seed,
 	}
 	r.mark("start cluster " + spec.Name)

@@ -26,10 +26,12 @@ const awaitLimit = 20 * time.Second
 type testCluster struct {
 	t         testing.TB
 	algorithm string
-	quorum    election.QuorumMode
-	timing    election.Timing
-	peers     []Peer
-	dirs      map[election.NodeID]string
+	// program, when set, is hosted by every node instead of algorithm.
+	program []string
+	quorum  election.QuorumMode
+	timing  election.Timing
+	peers   []Peer
+	dirs    map[election.NodeID]string
 	// natsURL, when set, makes every node use that server instead of an
 	// embedded one.
 	natsURL string
@@ -98,7 +100,7 @@ func (c *testCluster) config(id election.NodeID) Config {
 	inc := c.incarnation[id]
 	c.mu.Unlock()
 	return Config{
-		ID: id, Peers: c.peers, Algorithm: c.algorithm, Quorum: c.quorum, Timing: c.timing,
+		ID: id, Peers: c.peers, Algorithm: c.algorithm, Program: c.program, Quorum: c.quorum, Timing: c.timing,
 		Cluster: "test", Secret: c.secret, NATSURL: c.natsURL, ClientPort: -1, ClusterPort: port, ListenHost: "127.0.0.1",
 		StateDir: c.dirs[id], Seed: uint64(id), Log: sink, StatusAddr: "127.0.0.1:0",
 		LogLevel: c.logLevel, SummaryEvery: c.summaryEvery,

@@ -35,6 +35,11 @@ type Config struct {
 	// Peers is the whole membership, this node included, in ring order.
 	Peers     []Peer
 	Algorithm string
+	// Program, when set, is a program's command line (docs/protocol.md)
+	// that the node hosts as a child process instead of an algorithm:
+	// Start registers it (package program) and sets Algorithm to its
+	// registered name. A program that fails ends the node, as a crash.
+	Program []string
 	// Quorum and Options are resolved (election.Algorithm.Resolve):
 	// ParseArgs fills the algorithm's defaults; a Config built by hand
 	// may leave them unset, and Start resolves them.
@@ -124,6 +129,7 @@ var settings = []setting{
 	{"id", "RINGLEADER_ID", "", "this node's ID, a positive integer (required)"},
 	{"peers", "RINGLEADER_PEERS", "", "every member in ring order, ID=HOST[:CLUSTERPORT],... including this node (required)"},
 	{"algorithm", "RINGLEADER_ALGORITHM", "bully", "election algorithm"},
+	{"program", "RINGLEADER_PROGRAM", "", "instead of the algorithm: a program's command line (docs/protocol.md), words split at spaces, hosted as a child process"},
 	{"quorum", "RINGLEADER_QUORUM", "", "none or majority (default: the algorithm's default)"},
 	{"option", "RINGLEADER_OPTIONS", "", "an algorithm option NAME=VALUE (repeatable, or NAME=VALUE,...); the variable holds the whole list"},
 	{"heartbeat", "RINGLEADER_HEARTBEAT", "100ms", "leader heartbeat interval"},
@@ -212,6 +218,9 @@ func ParseArgs(args []string, getenv func(string) string, out io.Writer) (Config
 		return Config{}, bad("peers", "does not include this node's ID %d (add %d=HOST)", c.ID, c.ID)
 	}
 
+	if p := get("program"); p != "" {
+		return parseProgram(c, p, get, getenv, bad)
+	}
 	c.Algorithm = get("algorithm")
 	alg, err := election.Lookup(c.Algorithm)
 	if err != nil {
@@ -235,6 +244,34 @@ func ParseArgs(args []string, getenv func(string) string, out io.Writer) (Config
 		return Config{}, bad("option", "%v", err)
 	}
 
+	return parseRest(c, get, getenv, bad)
+}
+
+// badFunc makes a UsageError naming a setting as it was given (flag or
+// environment variable).
+type badFunc func(name, format string, a ...any) error
+
+// parseProgram is ParseArgs for a node that hosts a program: quorum none
+// unless given, no options (protocol version 1 declares none).
+func parseProgram(c Config, cmdline string, get, getenv func(string) string, bad badFunc) (Config, error) {
+	c.Program = strings.Fields(cmdline)
+	var err error
+	if c.Quorum, err = election.ParseQuorum(get("quorum")); err != nil {
+		return Config{}, bad("quorum", "%v", err)
+	}
+	if c.Quorum == election.QuorumDefault {
+		c.Quorum = election.NoQuorum
+	}
+	if get("option") != "" {
+		return Config{}, bad("option", "a program takes no options (docs/protocol.md, version 1)")
+	}
+	return parseRest(c, get, getenv, bad)
+}
+
+// parseRest reads the settings after the algorithm's: timing, cluster,
+// ports, files and the rest.
+func parseRest(c Config, get, getenv func(string) string, bad badFunc) (Config, error) {
+	var err error
 	for _, d := range []struct {
 		name string
 		dst  *time.Duration

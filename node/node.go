@@ -12,7 +12,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -26,6 +25,7 @@ import (
 	"github.com/ringleader-dev/ringleader/clock"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/program"
 	"github.com/ringleader-dev/ringleader/wire"
 	"github.com/sirupsen/logrus"
 )
@@ -102,6 +102,10 @@ type Node struct {
 	loopDone chan struct{} // closed when the loop has ended
 	stopOnce sync.Once
 	killed   bool // set before quit is closed; read by the loop after
+	// failed is why the machine failed by itself (a program that
+	// exited, hung or broke the protocol: election.Crasher); set by the
+	// loop, which then ends the node as a crash.
+	failed error
 
 	mu       sync.Mutex // guards view, stats and faults, read by the status handler
 	view     election.View
@@ -117,9 +121,14 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	<-ctx.Done()
-	n.Stop()
-	return nil
+	select {
+	case <-ctx.Done():
+		n.Stop()
+		return nil
+	case <-n.loopDone:
+		n.kill() // waits for the shutdown the loop began
+		return n.failed
+	}
 }
 
 // Start boots a node: logs event=boot, loads durable state, starts the
@@ -140,6 +149,15 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		cfg.SummaryEvery = DefaultSummaryEvery
 	}
 	cfg.Timing = cfg.Timing.WithDefaults()
+	if len(cfg.Program) > 0 {
+		// The program becomes an algorithm of the registry, probed
+		// once for its claims; its processes are this node's children.
+		name, err := program.Register(cfg.Program, cfg.Quorum, cfg.Members(), cfg.Timing, program.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("node %d: %w", cfg.ID, err)
+		}
+		cfg.Algorithm = name
+	}
 	// A registered algorithm's unset quorum mode and options take its
 	// defaults here, so the boot line records what runs.
 	if a, err := election.Lookup(cfg.Algorithm); err == nil {
@@ -207,7 +225,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		Quorum:  cfg.Quorum,
 		Options: cfg.Options,
 		Timing:  cfg.Timing,
-		Rand:    mrand.New(mrand.NewPCG(cfg.Seed, uint64(cfg.ID))),
+		Rand:    election.Seed{cfg.Seed, uint64(cfg.ID)}.Rand(),
+		Seed:    election.Seed{cfg.Seed, uint64(cfg.ID)},
 		Durable: durable,
 	}
 	var err error
@@ -265,6 +284,7 @@ const EventStartingEarly = "starting-early"
 // Events of the lines that report trouble (warn and error level).
 const (
 	EventDurableNotSaved = "durable-not-saved" // persisting the durable state failed
+	EventProgramFailed   = "program-failed"    // the hosted program exited, hung or broke the protocol
 	EventNotSent         = "not-sent"          // a message could not be encoded
 	EventPublishFailed   = "publish-failed"    // NATS refused a publish
 	EventNATSError       = "nats-error"        // the NATS client reported an asynchronous error
@@ -368,6 +388,12 @@ func (n *Node) post(in input) {
 
 func (n *Node) loop() {
 	defer close(n.loopDone)
+	defer func() {
+		// A program's process goes back to its pool (election.Releaser).
+		if r, ok := n.m.(election.Releaser); ok {
+			r.Release()
+		}
+	}()
 	n.started = time.Now()
 	if n.cfg.ClockRate != 0 && n.cfg.ClockRate != 1 {
 		n.clk.SetRate(0, n.cfg.ClockRate) // a restarted node keeps its rate fault
@@ -476,7 +502,18 @@ func (n *Node) receive(data []byte) {
 // time itself.
 func (n *Node) step(ev election.Event) []election.Effect {
 	ev.Now = n.clk.Read(n.trueElapsed())
-	return n.m.Step(ev)
+	effects := n.m.Step(ev)
+	if c, ok := n.m.(election.Crasher); ok && n.failed == nil {
+		if err := c.Crashed(); err != nil {
+			// A program that failed is this node's crash: say why,
+			// then end as a kill does (Run returns the error, and a
+			// container exits).
+			n.failed = err
+			n.note(EventProgramFailed).WithError(err).Error("program failed: the node ends as a crash")
+			go n.kill()
+		}
+	}
+	return effects
 }
 
 // apply carries out a machine's effects in order.

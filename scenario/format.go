@@ -82,7 +82,18 @@ func verdictText(pass bool) string {
 
 func clusterNode(c Cluster) *yaml.Node {
 	m := mapping(false)
-	add(m, "algorithm", str(c.Algorithm))
+	if len(c.Program) > 0 {
+		argv := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, a := range c.Program {
+			argv.Content = append(argv.Content, str(a))
+		}
+		add(m, "program", argv)
+		if c.Image != "" {
+			add(m, "image", str(c.Image))
+		}
+	} else {
+		add(m, "algorithm", str(c.Algorithm))
+	}
 	sequential := true
 	for i, id := range c.IDs {
 		sequential = sequential && id == election.NodeID(i+1)

@@ -344,19 +344,28 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 }
 
 func (p *parser) cluster(n *yaml.Node) Cluster {
-	f := p.fields(n, "cluster", "algorithm", "nodes", "ids", "quorum", "options", "timing")
+	f := p.fields(n, "cluster", "algorithm", "program", "image", "nodes", "ids", "quorum", "options", "timing")
 	var c Cluster
 	var alg election.Algorithm
 	algOK := false
-	if a, ok := f["algorithm"]; !ok {
-		p.errf(n, "cluster.algorithm", "missing; known: %s", algorithmNames())
-	} else if v, ok := p.str(a, "cluster.algorithm"); ok {
-		c.Algorithm = v
-		var err error
-		if alg, err = election.Lookup(v); err != nil {
-			p.errf(a, "cluster.algorithm", "%v", err)
-		} else {
-			algOK = true
+	a, hasAlg := f["algorithm"]
+	prog, hasProg := f["program"]
+	switch {
+	case hasAlg && hasProg:
+		p.errf(prog, "cluster.program", "both algorithm and program given: a cluster runs one or the other")
+	case hasProg:
+		c.Program = p.command(prog, "cluster.program")
+	case !hasAlg:
+		p.errf(n, "cluster.algorithm", "missing; known: %s (or program: [command, args...], docs/protocol.md)", algorithmNames())
+	default:
+		if v, ok := p.str(a, "cluster.algorithm"); ok {
+			c.Algorithm = v
+			var err error
+			if alg, err = election.Lookup(v); err != nil {
+				p.errf(a, "cluster.algorithm", "%v", err)
+			} else {
+				algOK = true
+			}
 		}
 	}
 	nodes := 0
@@ -394,6 +403,23 @@ func (p *parser) cluster(n *yaml.Node) Cluster {
 			}
 		}
 	}
+	if hasProg {
+		// A program takes no options (protocol v1) and runs without a
+		// quorum unless told otherwise.
+		if c.Quorum == election.QuorumDefault {
+			c.Quorum = election.NoQuorum
+		}
+		if o, ok := f["options"]; ok {
+			p.errf(o, "cluster.options", "a program takes no options (docs/protocol.md, version 1)")
+		}
+	}
+	if im, ok := f["image"]; ok {
+		if !hasProg {
+			p.errf(im, "cluster.image", "only with a program: the image that holds its runtime on --backend docker")
+		} else {
+			c.Image, _ = p.str(im, "cluster.image")
+		}
+	}
 	if algOK {
 		// The quorum and options a run records are the resolved ones:
 		// what was given, else the algorithm's defaults.
@@ -418,6 +444,25 @@ func (p *parser) cluster(n *yaml.Node) Cluster {
 	}
 	c.Timing = c.Timing.WithDefaultsFor(len(c.IDs))
 	return c
+}
+
+// command reads a program's command line: a non-empty list of strings,
+// the command and its arguments.
+func (p *parser) command(n *yaml.Node, field string) []string {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		p.errf(n, field, "want a list: the command and its arguments, such as [python3, examples/bully-python/bully.py]")
+		return nil
+	}
+	var argv []string
+	for i, item := range n.Content {
+		if v, ok := p.str(item, fmt.Sprintf("%s[%d]", field, i)); ok {
+			if v == "" {
+				p.errf(item, fmt.Sprintf("%s[%d]", field, i), "empty")
+			}
+			argv = append(argv, v)
+		}
+	}
+	return argv
 }
 
 // options reads cluster.options, a mapping of the algorithm's option names

@@ -46,6 +46,17 @@ type Scenario struct {
 // Cluster is the cluster a scenario starts.
 type Cluster struct {
 	Algorithm string
+	// Program, instead of an algorithm, is the command line of a program
+	// that speaks docs/protocol.md (cluster.program in a file). A
+	// runtime registers it (program.Register) and sets Algorithm to the
+	// name it was registered under; a parsed scenario with a program has
+	// no Algorithm until then, and its quorum mode defaults to none.
+	Program []string
+	// Image is the image a program runs in on the docker backend, one
+	// that holds its runtime (an interpreter); the node is added to it.
+	// Empty: the program must be one static executable, added to the
+	// FROM-scratch node image. Only with Program.
+	Image string
 	// IDs in ring order; len(IDs) is the node count.
 	IDs []election.NodeID
 	// Quorum and Options are resolved when parsed: what the file gave,

@@ -94,7 +94,10 @@ func (b *Backend) Restart(ctx context.Context, spec chaos.ClusterSpec, sink hist
 		s.Start()
 		return s.Err()
 	}
-	b.sim = nil
+	if b.sim != nil {
+		b.sim.Close()
+		b.sim = nil
+	}
 	return b.Start(ctx, spec, sink)
 }
 
@@ -167,5 +170,11 @@ func (b *Backend) State() chaos.State {
 	return b.sim.State()
 }
 
-// Close has nothing to remove: the cluster is memory. It is idempotent.
-func (b *Backend) Close(ctx context.Context) error { return nil }
+// Close releases the machines (a program's processes go back to its
+// pool); nothing else to remove: the cluster is memory. It is idempotent.
+func (b *Backend) Close(ctx context.Context) error {
+	if b.sim != nil {
+		b.sim.Close()
+	}
+	return nil
+}

@@ -258,7 +258,7 @@ func (s *Sim) status(n *node) string {
 // the wire to it are lost when they arrive (process checks up).
 func (s *Sim) down(n *node) {
 	n.up, n.paused = false, false
-	n.m = nil
+	s.release(n)
 	n.timers = nil
 	n.held = emptied(n.held)
 }

@@ -83,9 +83,12 @@ type Counts struct {
 func (c Counts) Total() int { return c.Election + c.Announce + c.Maintenance }
 
 type node struct {
-	id      election.NodeID
-	idx     int32 // index in Sim.nodes
-	m       election.Machine
+	id  election.NodeID
+	idx int32 // index in Sim.nodes
+	m   election.Machine
+	// crasher is m when it can fail by itself (external.go), else nil:
+	// asked once per boot rather than once per step.
+	crasher election.Crasher
 	up      bool
 	paused  bool
 	boot    uint32
@@ -231,6 +234,8 @@ type Sim struct {
 	// lastActivity is when one was last sent or a view last changed.
 	inflight     int
 	lastActivity time.Duration
+	// crashes lists the machines that failed by themselves (external.go).
+	crashes []Crash
 }
 
 // New builds a cluster; nothing runs until Start. sink may be nil.
@@ -343,7 +348,9 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	s.counts = Counts{}
 	s.overCap = false
 	s.inflight, s.lastActivity = 0, 0
+	s.crashes = nil
 	for _, n := range s.nodes {
+		s.release(n) // before its machine is forgotten
 		*n = node{id: n.id, idx: n.idx, timers: n.timers[:0], held: emptied(n.held)}
 		if err := s.build(n); err != nil {
 			return err
@@ -381,7 +388,9 @@ func (s *Sim) Err() error { return s.sinkErr }
 // build makes a node's next machine (a new boot). Every boot gets its own
 // random stream derived from the seed, the node and the boot number.
 func (s *Sim) build(n *node) error {
+	s.release(n)
 	n.boot++
+	seed := election.Seed{uint64(s.opts.Seed), uint64(n.id)<<24 | uint64(n.boot)}
 	cfg := election.Config{
 		ID:         n.id,
 		Members:    s.opts.Members, // shared: machines must not modify it
@@ -389,7 +398,8 @@ func (s *Sim) build(n *node) error {
 		Quorum:     s.opts.Quorum,
 		Options:    s.opts.Options,
 		Timing:     s.timing,
-		Rand:       rand.New(rand.NewPCG(uint64(s.opts.Seed), uint64(n.id)<<24|uint64(n.boot))),
+		Rand:       seed.Rand(),
+		Seed:       seed,
 		Durable:    n.durable,
 		Replay:     true,
 		FaultFree:  s.opts.FaultFree,
@@ -400,6 +410,7 @@ func (s *Sim) build(n *node) error {
 		return fmt.Errorf("sim: node %d: %w", n.id, err)
 	}
 	n.m = m
+	n.crasher, _ = m.(election.Crasher)
 	n.bootID = "sim-" + strconv.Itoa(int(n.id)) + "-" + strconv.Itoa(int(n.boot))
 	n.seq = 0
 	n.timers = n.timers[:0]
@@ -773,6 +784,7 @@ func (s *Sim) step(n *node, ev *election.Event) {
 			n.durable = e.Durable.Clone()
 		}
 	}
+	s.checkCrashed(n)
 }
 
 // send puts one message on the wire. The sender is the runtime's to name,

@@ -119,12 +119,17 @@ type Backend struct {
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every state change
 	spec    chaos.ClusterSpec
-	sink    history.Sink
-	run     string
-	cli     *testcontainers.DockerClient
-	netID   string
-	netName string
-	nodes   map[election.NodeID]*node
+	// nodeImage is what the nodes run: the node image, or the image
+	// built from it with the run's program (program.go); programLine
+	// is then the program's command line inside it.
+	nodeImage   string
+	programLine string
+	sink        history.Sink
+	run         string
+	cli         *testcontainers.DockerClient
+	netID       string
+	netName     string
+	nodes       map[election.NodeID]*node
 	// world is the world model: every view, and what the faults in force
 	// have done. chaos.State.Apply is the only code that changes its
 	// fault part; the hooks (faults.go) then make the containers and

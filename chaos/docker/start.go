@@ -81,6 +81,12 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	if err := checkImageExposesNothing(ctx, cli, b.cfg.image); err != nil {
 		return err
 	}
+	b.nodeImage = b.cfg.image
+	if len(spec.Program) > 0 {
+		if b.nodeImage, b.programLine, err = buildProgramImage(ctx, cli, b.cfg.image, spec, b.cfg.progress); err != nil {
+			return err
+		}
+	}
 
 	// The reaper comes first: from here on, whatever the run creates goes
 	// when this process does (reaper.go).
@@ -195,7 +201,9 @@ func (b *Backend) notBooted() string {
 
 // nodeEnv is the node contract's environment for member id, whose peers
 // are at addrs.
-func nodeEnv(spec chaos.ClusterSpec, secret string, addrs map[election.NodeID]netip.Addr, id election.NodeID) map[string]string {
+// programLine, when not empty, is the command line of the program the
+// node hosts (RINGLEADER_PROGRAM), inside its image.
+func nodeEnv(spec chaos.ClusterSpec, programLine, secret string, addrs map[election.NodeID]netip.Addr, id election.NodeID) map[string]string {
 	peers := make([]string, len(spec.Members))
 	for i, m := range spec.Members {
 		peers[i] = fmt.Sprintf("%d=%s", m, addrs[m])
@@ -219,6 +227,10 @@ func nodeEnv(spec chaos.ClusterSpec, secret string, addrs map[election.NodeID]ne
 		// The run's own secret, made in Start and never in an image.
 		trust.SecretEnv: secret,
 	}
+	if programLine != "" {
+		env["RINGLEADER_PROGRAM"] = programLine
+		env["RINGLEADER_OPTIONS"] = "" // a program takes none
+	}
 	if spec.Seed != 0 {
 		// One seed per node, all derived from the run's.
 		env["RINGLEADER_SEED"] = strconv.FormatInt(spec.Seed*1_000_003+int64(id), 10)
@@ -237,9 +249,9 @@ func (b *Backend) startNode(ctx, followCtx context.Context, nw *testcontainers.D
 	t0 := time.Now()
 	req := testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
-			Image:    b.cfg.image,
+			Image:    b.nodeImage,
 			Name:     name,
-			Env:      nodeEnv(b.spec, b.secret, addrs, id),
+			Env:      nodeEnv(b.spec, b.programLine, b.secret, addrs, id),
 			Labels:   labels(b.run, RoleNode),
 			Networks: []string{nw.Name},
 			NetworkAliases: map[string][]string{

@@ -18,6 +18,7 @@ import (
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/harness"
 	"github.com/ringleader-dev/ringleader/millis"
+	"github.com/ringleader-dev/ringleader/program"
 	"github.com/ringleader-dev/ringleader/scenario"
 )
 
@@ -89,6 +90,11 @@ func runCmd(args []string) int {
 	if !checkRunOutputs(os.Stderr, f, scs) {
 		return 2
 	}
+
+	if code := registerPrograms(scs, f.backend, os.Stderr); code != 0 {
+		return code
+	}
+	defer program.CloseAll()
 
 	if f.backend == "docker" {
 		// Checked up front too: a simulator-only algorithm would fail

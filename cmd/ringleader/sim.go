@@ -18,6 +18,7 @@ import (
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/internal/progress"
 	"github.com/ringleader-dev/ringleader/outpath"
+	"github.com/ringleader-dev/ringleader/program"
 	"github.com/ringleader-dev/ringleader/sim"
 	"github.com/ringleader-dev/ringleader/sim/explore"
 )
@@ -32,6 +33,7 @@ func init() {
 
 const simUsage = `Usage: ringleader sim complexity --algorithm A --n N [flags]
        ringleader sim explore --algorithm A --n N --schedules K --seed S [flags]
+       ringleader sim explore --program "COMMAND ARGS" --n N --schedules K --seed S [flags]
 
 Runs elections in the deterministic simulator: no containers, no clock.
 
@@ -58,6 +60,7 @@ Flags:
 `
 
 const simExploreUsage = `Usage: ringleader sim explore --algorithm A --n N --schedules K --seed S [--quorum majority] [--option NAME=VALUE]... [--kinds K,...] [--json] [--shrink [--save DIR]]
+       ringleader sim explore --program "COMMAND ARGS" ... (a program of your own: docs/protocol.md)
 
 K random fault schedules (crashes, pauses, partitions, one-way and
 non-transitive cuts, loss, delay), each ending with a heal and a quiet
@@ -325,7 +328,8 @@ func knownAlgorithms() string {
 
 func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("explore", simExploreUsage)
-	algName := fs.String("algorithm", "", "algorithm name (required)")
+	algName := fs.String("algorithm", "", "algorithm name (this or --program)")
+	progLine := fs.String("program", "", "instead of --algorithm: a program's command line, speaking docs/protocol.md (\"python3 examples/bully-python/bully.py\")")
 	n := fs.Int("n", 5, "node count (IDs 1..n)")
 	schedules := fs.Int("schedules", 1000, "number of random fault schedules")
 	seed := fs.Int64("seed", 1, "top-level seed; schedule 0 uses it as is, so --schedules 1 --seed X replays the schedule with seed X")
@@ -354,8 +358,22 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	case *shrinkMax < 1 || *shrinkSeeds < 1 || *shrinkBudget < 1 || *shrinkTime <= 0:
 		return badFlag(stderr, "explore", fmt.Errorf("--shrink-max, --shrink-seeds, --shrink-budget and --shrink-time must be positive"))
 	}
-	if *algName == "" {
-		return badFlag(stderr, "explore", fmt.Errorf("--algorithm is required (known: %s)", knownAlgorithms()))
+	switch {
+	case *algName != "" && *progLine != "":
+		return badFlag(stderr, "explore", fmt.Errorf("--algorithm and --program both given: explore one or the other"))
+	case *progLine != "":
+		q, err := election.ParseQuorum(*quorum)
+		if err != nil {
+			return badFlag(stderr, "explore", err)
+		}
+		name, status := programFlag(*progLine, q, *n, stderr, "explore")
+		if status != 0 {
+			return status
+		}
+		defer program.CloseAll()
+		*algName = name
+	case *algName == "":
+		return badFlag(stderr, "explore", fmt.Errorf("--algorithm or --program is required (known algorithms: %s)", knownAlgorithms()))
 	}
 	alg, err := election.Lookup(*algName)
 	if err != nil {
@@ -574,4 +592,7 @@ func printSchedule(w io.Writer, sc explore.Schedule) {
 		fmt.Fprintf(w, "  %s: %s\n", v.Checker, v.Summary)
 	}
 	fmt.Fprintf(w, "  replay: %s\n", sc.Replay)
+	if sc.Nondeterministic != "" {
+		fmt.Fprintf(w, "  %s\n", sc.Nondeterministic)
+	}
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/harness"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/program"
 	"github.com/ringleader-dev/ringleader/scenario"
 	"github.com/ringleader-dev/ringleader/sim"
 )
@@ -132,6 +133,10 @@ type Schedule struct {
 	StaleLeader bool `json:"stale_leader,omitempty"`
 	// Verdicts are the failing verdicts, claimed or not.
 	Verdicts []check.Verdict `json:"verdicts,omitempty"`
+	// Nondeterministic, on a failing schedule of a program, says where
+	// two more plays of it differed (determinism.go); empty when they
+	// were the same, or were not compared.
+	Nondeterministic string `json:"nondeterministic,omitempty"`
 	// Steps is the schedule: waits and faults as drawn, symbolic targets
 	// and all. Resolved holds, for each fault step, what it resolved to.
 	Steps    []scenario.Step `json:"-"`
@@ -167,6 +172,9 @@ type Result struct {
 	// StaleLeaderSchedules had a paused leader's frozen view overlap
 	// another leader (not split brain; see Schedule.StaleLeader).
 	StaleLeaderSchedules int `json:"stale_leader_schedules"`
+	// NondeterministicSchedules counts the failing schedules of a
+	// program that did not replay (see Schedule.Nondeterministic).
+	NondeterministicSchedules int `json:"nondeterministic_schedules,omitempty"`
 	// SimulatedSeconds is the virtual time of every schedule together:
 	// divided by the wall time it took, the simulator's speed-up over
 	// real time.
@@ -201,7 +209,11 @@ func ScheduleSeed(top int64, i int) int64 {
 // ReplayCommand is the command line that replays the schedule with seed.
 func ReplayCommand(o Options, seed int64) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "ringleader sim explore --algorithm %s --n %d --schedules 1 --seed %d", o.Algorithm, len(o.Members), seed)
+	what := "--algorithm " + o.Algorithm
+	if p, ok := program.Lookup(o.Algorithm); ok {
+		what = "--program '" + strings.Join(p.Command(), " ") + "'"
+	}
+	fmt.Fprintf(&b, "ringleader sim explore %s --n %d --schedules 1 --seed %d", what, len(o.Members), seed)
 	alg, _ := election.Lookup(o.Algorithm)
 	if o.Quorum != election.QuorumDefault && o.Quorum != alg.DefaultQuorum {
 		b.WriteString(" --quorum " + string(o.Quorum))
@@ -285,6 +297,9 @@ func Run(opts Options) (Result, error) {
 			res.StaleLeaderSchedules++
 		}
 		res.SimulatedSeconds += sc.Simulated.Seconds()
+	}
+	if err := checkReplays(opts, alg, &res); err != nil {
+		return Result{}, err
 	}
 	res.Replay = []string{}
 	for _, sc := range res.Failing {
@@ -378,8 +393,14 @@ func spec(o Options, seed int64) chaos.ClusterSpec {
 	}
 }
 
+// cluster is the scenario cluster of o; a registered program's names its
+// command, so that a saved scenario runs it again (cluster.program).
 func cluster(o Options) scenario.Cluster {
-	return scenario.Cluster{Algorithm: o.Algorithm, IDs: o.Members, Quorum: o.Quorum, Options: o.Options, Timing: o.Timing}
+	c := scenario.Cluster{Algorithm: o.Algorithm, IDs: o.Members, Quorum: o.Quorum, Options: o.Options, Timing: o.Timing}
+	if p, ok := program.Lookup(o.Algorithm); ok {
+		c.Program = p.Command()
+	}
+	return c
 }
 
 // session is one schedule being played: a simulated cluster, the harness's

@@ -1,0 +1,23 @@
+package program_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestProgramImportsOnlyTheCore: package program is a machine, as the
+// algorithms are; of this module it may import the election core only,
+// so that every runtime (the simulator, a node) can host a program.
+func TestProgramImportsOnlyTheCore(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	const module = "github.com/ringleader-dev/ringleader"
+	for _, d := range strings.Fields(string(out)) {
+		if strings.HasPrefix(d, module+"/") && d != module+"/program" && d != module+"/election" {
+			t.Errorf("program depends on %s: only the election core is allowed", d)
+		}
+	}
+}

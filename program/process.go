@@ -1,0 +1,248 @@
+package program
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/election"
+)
+
+// process is one running program: one node slot's child process, which
+// plays machine after machine (every start resets it). It is used by one
+// machine at a time.
+type process struct {
+	cmd     *exec.Cmd
+	in      *os.File // the program's stdin, our end
+	out     *os.File // the program's stdout, our end
+	r       *bufio.Reader
+	req     bytes.Buffer
+	line    []byte
+	seq     uint64 // events sent
+	lines   uint64 // lines read
+	timeout time.Duration
+	stderr  *tail
+	waited  chan struct{} // closed when cmd.Wait returned
+	waitErr error
+	// watchdog kills the program when an exchange outlasts timeout;
+	// expired says it did. Reads and writes are plain blocking system
+	// calls (no deadlines through the Go poller, whose wake-ups cost
+	// more than the whole exchange otherwise would), and a killed
+	// program's pipe ends them.
+	watchdog *time.Timer
+	expired  atomic.Bool
+}
+
+// launch starts argv with its stdin and stdout as pipes of our own (so
+// that reads and writes take deadlines) and its stderr kept in a tail.
+func launch(argv []string, timeout time.Duration) (*process, error) {
+	inR, inW, err := blockingPipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := blockingPipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	p := &process{
+		cmd: exec.Command(argv[0], argv[1:]...), in: inW, out: outR,
+		r: bufio.NewReaderSize(outR, 64<<10), timeout: timeout,
+		stderr: &tail{}, waited: make(chan struct{}),
+	}
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
+	// A child of the program that keeps its stderr open must not hold
+	// up Wait (and the report) for long.
+	p.cmd.WaitDelay = time.Second
+	err = p.cmd.Start()
+	inR.Close() // the child holds its own copies
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("start %s: %w", strings.Join(argv, " "), err)
+	}
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.waited)
+	}()
+	p.watchdog = time.AfterFunc(time.Hour, func() {
+		p.expired.Store(true)
+		p.cmd.Process.Kill()
+	})
+	p.watchdog.Stop()
+	return p, nil
+}
+
+// blockingPipe is a pipe whose ends the Go runtime does not put in its
+// poller: a read is one blocking system call.
+func blockingPipe() (r, w *os.File, err error) {
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+		return nil, nil, fmt.Errorf("pipe: %w", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "program-pipe-r"), os.NewFile(uintptr(fds[1]), "program-pipe-w"), nil
+}
+
+// exchange sends one event (with init for a start) and reads its answer.
+// Any error leaves the process killed: the caller reports it as the
+// node's crash.
+func (p *process) exchange(ev election.Event, init *Init) (Answer, error) {
+	p.seq++
+	what := describe(p.seq, ev)
+	p.req.Reset()
+	if err := encodeRequest(&p.req, &Request{V: Version, Seq: p.seq, Event: ev, Init: init}); err != nil {
+		return Answer{}, p.fail(fmt.Errorf("event seq %d: encode: %w", p.seq, err))
+	}
+	p.watchdog.Reset(p.timeout)
+	if _, err := p.in.Write(p.req.Bytes()); err != nil {
+		p.watchdog.Stop()
+		return Answer{}, p.fail(p.ioError(err, "read", what))
+	}
+	line, err := p.readLine()
+	if !p.watchdog.Stop() || err != nil {
+		if err == nil {
+			err = os.ErrDeadlineExceeded // answered as the watchdog fired
+		}
+		return Answer{}, p.fail(p.ioError(err, "answer", what))
+	}
+	a, err := DecodeAnswer(line, p.lines, p.seq)
+	if err != nil {
+		return Answer{}, p.fail(fmt.Errorf("answer to %s: %w", what, err))
+	}
+	return a, nil
+}
+
+// describe names an event for a message: `event seq 7 (timer "answer")`.
+func describe(seq uint64, ev election.Event) string {
+	switch ev.Kind {
+	case election.EventTimer:
+		return fmt.Sprintf("event seq %d (timer %q)", seq, ev.Timer)
+	case election.EventReceive:
+		return fmt.Sprintf("event seq %d (receive %s from %d)", seq, ev.Msg.Type, ev.Msg.From)
+	case election.EventPeerDown:
+		return fmt.Sprintf("event seq %d (peer-down %d)", seq, ev.Peer)
+	}
+	return fmt.Sprintf("event seq %d (%s)", seq, ev.Kind)
+}
+
+// readLine reads one line of at most MaxLine bytes, its newline included,
+// and returns it without the newline. A flood is refused as soon as
+// MaxLine bytes came without a newline.
+func (p *process) readLine() ([]byte, error) {
+	p.line = p.line[:0]
+	for {
+		chunk, err := p.r.ReadSlice('\n')
+		if err == nil && len(p.line)+len(chunk) <= MaxLine {
+			p.lines++
+			if len(p.line) == 0 {
+				return chunk[:len(chunk)-1], nil // no copy: used before the next read
+			}
+			p.line = append(p.line, chunk[:len(chunk)-1]...)
+			return p.line, nil
+		}
+		if len(p.line)+len(chunk) >= MaxLine {
+			return nil, fmt.Errorf("line %d is longer than %d bytes (program.MaxLine)", p.lines+1, MaxLine)
+		}
+		p.line = append(p.line, chunk...)
+		if err != bufio.ErrBufferFull {
+			return nil, err
+		}
+	}
+}
+
+// ioError turns a pipe's error, while the program was to read or answer
+// the event what, into what happened to the program.
+func (p *process) ioError(err error, verb, what string) error {
+	switch {
+	case p.expired.Load() || errors.Is(err, os.ErrDeadlineExceeded):
+		return fmt.Errorf("did not %s %s within %v (program.Options.Timeout): treated as crashed", verb, what, p.timeout)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE):
+		return fmt.Errorf("program exited (%s) while it was to %s %s", p.exitStatus(), verb, what)
+	}
+	return fmt.Errorf("%s %s: %w", verb, what, err)
+}
+
+// exitStatus waits a moment for the program to exit by itself and says
+// how it ended; a program that closed its output but lives on is killed.
+func (p *process) exitStatus() string {
+	select {
+	case <-p.waited:
+	case <-time.After(time.Second):
+		p.cmd.Process.Kill()
+		<-p.waited
+	}
+	if p.waitErr == nil {
+		return "exit status 0"
+	}
+	return p.waitErr.Error()
+}
+
+// fail kills the process and returns err with the program's last lines of
+// stderr.
+func (p *process) fail(err error) error {
+	p.kill()
+	if t := p.stderr.String(); t != "" {
+		return fmt.Errorf("%w; its stderr ended:\n%s", err, t)
+	}
+	return fmt.Errorf("%w (its stderr was empty)", err)
+}
+
+// kill ends the process and waits for it (and for its stderr to drain).
+func (p *process) kill() {
+	p.watchdog.Stop()
+	p.cmd.Process.Kill()
+	<-p.waited
+	p.in.Close()
+	p.out.Close()
+}
+
+// tail keeps the last tailLines lines (at most tailBytes bytes) of what a
+// program writes to stderr: its log, bounded whatever it writes.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const (
+	tailLines = 64
+	tailBytes = 16 << 10
+)
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(b)
+	if len(b) > tailBytes {
+		b = b[len(b)-tailBytes:]
+	}
+	t.buf = append(t.buf, b...)
+	if over := len(t.buf) - tailBytes; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return n, nil
+}
+
+// String is the kept tail, its last tailLines lines, each indented.
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimRight(string(t.buf), "\n"), "\n")
+	if len(lines) > tailLines {
+		lines = lines[len(lines)-tailLines:]
+	}
+	if len(lines) == 1 && lines[0] == "" {
+		return ""
+	}
+	return "  | " + strings.Join(lines, "\n  | ")
+}

@@ -1,0 +1,48 @@
+package program_test
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/sim/explore"
+)
+
+// python3 is the interpreter's path. Without one the test is skipped,
+// unless CI=true: there a missing interpreter is a failure, as a missing
+// Docker engine is for the container tests.
+func python3(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("python3 not found, and CI=true: the Python example must be tested (%v)", err)
+		}
+		t.Skipf("python3 not found (%v); CI=true makes this a failure", err)
+	}
+	return p
+}
+
+// TestPythonBullyPassesItsClaims explores fault schedules against the
+// Python example (examples/bully-python/bully.py), judging the claims its
+// start answer made: every one holds in every schedule.
+func TestPythonBullyPassesItsClaims(t *testing.T) {
+	name := register(t, []string{python3(t), "../examples/bully-python/bully.py"}, election.NoQuorum)
+	alg, err := election.Lookup(name)
+	must(t, err)
+	if got := alg.Claims(election.NoQuorum); len(got) != 3 {
+		t.Fatalf("claims %v, want the three of plain Bully", got)
+	}
+	res, err := explore.Run(explore.Options{Algorithm: name, N: 5, Schedules: 150, Seed: 20})
+	must(t, err)
+	if len(res.Claimed) != 3 {
+		t.Fatalf("judged %v, want the three claims", res.Claimed)
+	}
+	if res.Failed() {
+		t.Fatalf("%d of %d schedules broke a claim %v; first: %+v\nreplay: %v", res.FailedSchedules, res.Schedules, res.Failures, res.Failing[0], res.Replay[0])
+	}
+	if res.SplitBrainSchedules == 0 {
+		t.Errorf("no split brain in %d schedules: plain Bully has it under partitions, so the faults did not reach the program", res.Schedules)
+	}
+}
