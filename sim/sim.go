@@ -784,7 +784,9 @@ func (s *Sim) step(n *node, ev *election.Event) {
 			n.durable = e.Durable.Clone()
 		}
 	}
-	s.checkCrashed(n)
+	if n.crasher != nil { // only a program can fail by itself
+		s.checkCrashed(n)
+	}
 }
 
 // send puts one message on the wire. The sender is the runtime's to name,
