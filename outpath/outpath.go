@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -233,4 +234,56 @@ func Create(path string) (*os.File, error) {
 		return nil, refuse(path, "%v", cause(err))
 	}
 	return f, nil
+}
+
+// What the command's own files look like at their start, so that an
+// existing regular file is replaced only when ringleader wrote it: a
+// mistyped --junit README.md is refused, a JUnit file of the last run is
+// not. An empty file holds nothing to lose.
+var (
+	// JUnitFile: the JUnit XML ringleader writes.
+	JUnitFile = Looks("JUnit XML", func(head string) bool { return strings.Contains(head, "<testsuites") })
+	// HTMLReport: a ringleader report page.
+	HTMLReport = Looks("ringleader report page", func(head string) bool { return strings.Contains(head, "ringleader report</title>") })
+	// HistoryFile: a history, JSON lines of records.
+	HistoryFile = Looks("ringleader history", func(head string) bool {
+		return strings.HasPrefix(head, "{") && strings.Contains(head, `"process":`)
+	})
+	// ResultsFile: a run's results.json.
+	ResultsFile = Looks("ringleader results.json", func(head string) bool {
+		return strings.Contains(head, `"scenario"`) && strings.Contains(head, `"backend"`)
+	})
+)
+
+// A Signature says whether a file's first bytes are the command's own.
+type Signature struct {
+	What  string
+	match func(head string) bool
+}
+
+// Looks is the signature of files named what whose start satisfies match.
+func Looks(what string, match func(head string) bool) Signature {
+	return Signature{What: what, match: match}
+}
+
+// CheckOurs refuses an existing regular file at path that does not start
+// as sig says (the command did not write it, so it is not the command's to
+// replace); a missing or empty file, or anything Check refuses, is left to
+// Check.
+func CheckOurs(path string, sig Signature) error {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // Check names what is wrong with reading it
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	if sig.match(string(head[:n])) {
+		return nil
+	}
+	return refuse(path, "exists and is not a %s ringleader wrote; it is never replaced: remove it or give another path", sig.What)
 }

@@ -158,3 +158,33 @@ func TestCheckDir(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyItsOwnFilesAreReplaced: an existing regular file is replaced
+// only when it starts as the command's own of that kind; a missing or
+// empty one is free to write.
+func TestOnlyItsOwnFilesAreReplaced(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.md")
+	if err := os.WriteFile(notes, []byte("# my notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	junit := filepath.Join(dir, "junit.xml")
+	if err := os.WriteFile(junit, []byte(`<?xml version="1.0"?>`+"\n"+`<testsuites name="ringleader">`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckOurs(notes, JUnitFile); err == nil || !strings.Contains(err.Error(), "not a JUnit XML ringleader wrote") {
+		t.Errorf("a markdown file as --junit: %v, want a refusal naming what it is not", err)
+	}
+	for _, p := range []string{junit, empty, filepath.Join(dir, "missing.xml")} {
+		if err := CheckOurs(p, JUnitFile); err != nil {
+			t.Errorf("%s: %v, want it free to write", p, err)
+		}
+	}
+	if err := CheckOurs(junit, HistoryFile); err == nil {
+		t.Error("a JUnit file taken for a history")
+	}
+}

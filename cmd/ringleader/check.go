@@ -46,7 +46,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "ringleader check: %v\n", err)
 			return 2
 		}
-		if *write && !checkOutputs(stderr, "check", outputPath{flag: "--write", path: st.Results, kind: outpath.File}) {
+		if *write && !checkOutputs(stderr, "check", outputPath{flag: "--write", path: st.Results, kind: outpath.File, ours: &outpath.ResultsFile}) {
 			return 2
 		}
 		stored = append(stored, st)

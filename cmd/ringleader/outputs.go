@@ -20,6 +20,9 @@ type outputPath struct {
 	// madeBy is the directory the command makes itself, if missing,
 	// before it writes path: the store of `run --junit store/junit.xml`.
 	madeBy string
+	// ours, for a file, is what the command's own file of this kind
+	// looks like: an existing file that does not is not replaced.
+	ours *outpath.Signature
 }
 
 // checkOutputs checks every output path before any work starts (see
@@ -33,6 +36,9 @@ func checkOutputs(stderr io.Writer, cmd string, outs ...outputPath) bool {
 			continue
 		}
 		err := outpath.Check(o.path, o.kind)
+		if err == nil && o.ours != nil {
+			err = outpath.CheckOurs(o.path, *o.ours)
+		}
 		if err != nil && o.madeBy != "" && filepath.Clean(filepath.Dir(o.path)) == filepath.Clean(o.madeBy) {
 			if _, serr := os.Stat(o.madeBy); os.IsNotExist(serr) {
 				// The directory comes with the run, and its own
@@ -62,6 +68,6 @@ func checkRunOutputs(stderr io.Writer, f runFlags, scs []*scenario.Scenario) boo
 			outs = append(outs, outputPath{flag: "--store", path: filepath.Join(store, sc.Name), kind: outpath.Dir})
 		}
 	}
-	outs = append(outs, outputPath{flag: "--junit", path: f.junit, kind: outpath.File, madeBy: store})
+	outs = append(outs, outputPath{flag: "--junit", path: f.junit, kind: outpath.File, madeBy: store, ours: &outpath.JUnitFile})
 	return checkOutputs(stderr, "run", outs...)
 }

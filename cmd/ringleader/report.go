@@ -44,7 +44,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if path == "" {
 		flagName, path = "the page", filepath.Join(st.Dir, "report.html")
 	}
-	if !checkOutputs(stderr, "report", outputPath{flag: flagName, path: path, kind: outpath.File}) {
+	if !checkOutputs(stderr, "report", outputPath{flag: flagName, path: path, kind: outpath.File, ours: &outpath.HTMLReport}) {
 		return 2
 	}
 	rj, err := harness.Rejudge(st)

@@ -394,7 +394,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 		return badFlag(stderr, "explore", fmt.Errorf("--history needs --schedules 1 (it records one schedule)"))
 	}
 	if !checkOutputs(stderr, "sim explore",
-		outputPath{flag: "--history", path: *hist, kind: outpath.File},
+		outputPath{flag: "--history", path: *hist, kind: outpath.File, ours: &outpath.HistoryFile},
 		outputPath{flag: "--save", path: *save, kind: outpath.Dir}) {
 		return 2
 	}
