@@ -124,7 +124,7 @@ func wordsYAML(words []string) (string, error) {
 			oneWay = true
 			continue
 		}
-		if !strings.HasPrefix(a, "-") || (IsNumberWord(a) && isKind && len(k.Params) > 0) {
+		if !strings.HasPrefix(a, "-") || (isNumberWord(a) && isKind && len(k.Params) > 0) {
 			rest = append(rest, a)
 			continue
 		}
@@ -186,9 +186,9 @@ func wordsYAML(words []string) (string, error) {
 	return "", fmt.Errorf("unknown fault %q; one of:\n%s", op, WordsUsage)
 }
 
-// IsNumberWord reports whether w is a (possibly negative) number or
+// isNumberWord reports whether w is a (possibly negative) number or
 // duration: a value, not a flag (clock 3 --jump -500ms).
-func IsNumberWord(w string) bool { return len(w) > 1 && w[0] == '-' && w[1] >= '0' && w[1] <= '9' }
+func isNumberWord(w string) bool { return len(w) > 1 && w[0] == '-' && w[1] >= '0' && w[1] <= '9' }
 
 // flagParam is k's parameter taken as --name.
 func flagParam(k chaos.Kind, name string) (chaos.Param, bool) {

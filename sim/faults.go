@@ -244,16 +244,6 @@ func (s *Sim) resume(n *node) {
 	s.hintThawed(n)
 }
 
-func (s *Sim) status(n *node) string {
-	switch {
-	case !n.up:
-		return "down"
-	case n.paused:
-		return "paused"
-	}
-	return "running"
-}
-
 // down drops a node's machine, timers and held events. Messages already on
 // the wire to it are lost when they arrive (process checks up).
 func (s *Sim) down(n *node) {

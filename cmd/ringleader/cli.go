@@ -38,9 +38,6 @@ var errOut io.Writer = os.Stderr
 // instead of the command running on: how completion learns the flags.
 var collect func(*flag.FlagSet)
 
-// errCollected stops a command whose flags were collected.
-var errCollected = errors.New("flags collected")
-
 // parseFlags parses args into fs by the convention. done reports that the
 // command should return status now: help printed (0) or a usage error
 // reported (2).

@@ -3,10 +3,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -49,19 +47,7 @@ type result struct {
 // (cmd/ringleader).
 func ringleader(t *testing.T, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		t.Fatalf("ringleader %s: %v", strings.Join(args, " "), err)
-	}
-	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	return ringleaderEnv(t, nil, args...)
 }
 
 func (r result) wantCode(t *testing.T, code int, args ...string) {
