@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/types/build"
 	"github.com/moby/moby/client"
 )
@@ -140,6 +141,10 @@ func buildImage(ctx context.Context, tag string, progress io.Writer) error {
 		return err
 	}
 	defer cli.Close()
+	var before string // the image the tag names now, if any
+	if old, err := cli.ImageInspect(ctx, tag); err == nil {
+		before = old.ID
+	}
 	res, err := cli.ImageBuild(ctx, ctxTar, client.ImageBuildOptions{
 		Tags:        []string{tag},
 		Dockerfile:  "docker/Dockerfile",
@@ -157,11 +162,18 @@ func buildImage(ctx context.Context, tag string, progress io.Writer) error {
 	}
 	fmt.Fprintf(progress, "docker: image %s ready in %v\n", tag, time.Since(start).Round(time.Millisecond))
 	// The tag moved to the new image; the one it named before is now an
-	// untagged leftover of this project. The engine prunes only images no
+	// untagged leftover of this project, removed here. Only that one: a
+	// prune of every dangling image of the project would take the
+	// intermediate images of a build another process is running at the
+	// same moment (the classic builder's steps are untagged until it
+	// ends), and fail it. The engine refuses to remove an image a
 	// container uses, so a run still on the old image keeps it.
-	prune := runFilter("").Add("dangling", "true")
-	if _, err := cli.ImagePrune(ctx, client.ImagePruneOptions{Filters: prune}); err != nil {
-		fmt.Fprintf(progress, "docker: pruning this project's untagged images: %v\n", err)
+	if before != "" {
+		if now, err := cli.ImageInspect(ctx, tag); err == nil && now.ID != before {
+			if _, err := cli.ImageRemove(ctx, before, client.ImageRemoveOptions{}); err != nil && !cerrdefs.IsConflict(err) && !cerrdefs.IsNotFound(err) {
+				fmt.Fprintf(progress, "docker: removing the image %s named before: %v\n", tag, err)
+			}
+		}
 	}
 	return nil
 }
