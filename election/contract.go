@@ -87,8 +87,10 @@ func (e *Effect) UnmarshalJSON(b []byte) error {
 	if p.Kind == 0 {
 		return fmt.Errorf("effect without \"kind\" (want one of %v)", effectKindNames[1:])
 	}
-	if err := p.Durable.CheckSize(); err != nil {
-		return err
+	if p.Durable != nil {
+		if err := p.Durable.CheckSize(); err != nil {
+			return err
+		}
 	}
 	*e = Effect(p)
 	return nil

@@ -26,7 +26,7 @@ var (
 		{election.Event{Kind: election.EventStart},
 			`{"kind":"start","now_ns":0}`},
 		{election.Event{Kind: election.EventReceive, Msg: sampleMsg, Now: 1500 * time.Microsecond},
-			`{"kind":"receive","msg":{"type":"VOTE","from":2,"to":5,"epoch":7,"candidate":2,"members":[1,2,5],"phase":1,"hop":3,"dir":-1,"seq":9,"reply":true,"payload":"CJYB"},"now_ns":1500000}`},
+			`{"kind":"receive","msg":{"type":"VOTE","from":2,"to":5,"epoch":7,"candidate":2,"members":[1,2,5],"seq":9,"phase":1,"hop":3,"dir":-1,"reply":true,"payload":"CJYB"},"now_ns":1500000}`},
 		{election.Event{Kind: election.EventTimer, Timer: "election", Now: 2 * time.Second},
 			`{"kind":"timer","timer":"election","now_ns":2000000000}`},
 		{election.Event{Kind: election.EventPeerDown, Peer: 3, Now: 7},
@@ -46,7 +46,7 @@ var (
 			`{"kind":"cancel-timer","timer":"answer"}`},
 		{election.Effect{Kind: election.EffectView, View: election.View{Leader: 5, Epoch: 8, Role: election.Follower}},
 			`{"kind":"view","view":{"leader":5,"epoch":8,"role":"follower"}}`},
-		{election.Effect{Kind: election.EffectPersist, Durable: election.Durable{Epoch: 8, VotedEpoch: 8, VotedFor: 5, Blob: []byte("term=8")}},
+		{election.Effect{Kind: election.EffectPersist, Durable: &election.Durable{Epoch: 8, VotedEpoch: 8, VotedFor: 5, Blob: []byte("term=8")}},
 			`{"kind":"persist","durable":{"epoch":8,"voted_epoch":8,"voted_for":5,"blob":"dGVybT04"}}`},
 	}
 )
@@ -173,7 +173,7 @@ func TestDurableBlobBound(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "MaxDurableBlob") {
 		t.Fatalf("oversize blob gave %v, want an error naming MaxDurableBlob", err)
 	}
-	b, err := json.Marshal(election.Effect{Kind: election.EffectPersist, Durable: big})
+	b, err := json.Marshal(election.Effect{Kind: election.EffectPersist, Durable: &big})
 	if err != nil {
 		t.Fatal(err)
 	}

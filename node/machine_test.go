@@ -99,6 +99,6 @@ func (m *maxAlive) decide() []election.Effect {
 	m.view = election.View{Leader: leader, Epoch: m.epoch, Role: role}
 	return []election.Effect{
 		{Kind: election.EffectView, View: m.view},
-		{Kind: election.EffectPersist, Durable: election.Durable{Epoch: m.epoch}},
+		{Kind: election.EffectPersist, Durable: &election.Durable{Epoch: m.epoch}},
 	}
 }

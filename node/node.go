@@ -552,7 +552,7 @@ func (n *Node) apply(effects []election.Effect) {
 				n.cfg.OnView(e.View)
 			}
 		case election.EffectPersist:
-			if err := saveDurable(n.cfg.StateDir, n.cfg.ID, e.Durable); err != nil {
+			if err := saveDurable(n.cfg.StateDir, n.cfg.ID, e.Persisted()); err != nil {
 				n.note(EventDurableNotSaved).WithError(err).Error("durable state not saved")
 			}
 		}

@@ -664,11 +664,12 @@ func anchored(t svgText, limit float64) svgText {
 
 // msgKey matches a receive to its send: every field of the message.
 type msgKey struct {
-	typ                   string
-	from, to, cand        election.NodeID
-	epoch, seq            uint64
-	phase, hop, dir, nmem int
-	reply                 bool
+	typ            string
+	from, to, cand election.NodeID
+	epoch, seq     uint64
+	phase, hop     int32
+	dir, nmem      int
+	reply          bool
 }
 
 func keyOf(m *election.Message, to election.NodeID) msgKey {

@@ -775,13 +775,14 @@ func (s *Sim) step(n *node, ev *election.Event) {
 			// A blob over the bound is the machine's bug: the node keeps
 			// its previous state, as a node whose disk refused the
 			// write, and the run reports it through Err.
-			if err := e.Durable.CheckSize(); err != nil {
+			d := e.Persisted()
+			if err := d.CheckSize(); err != nil {
 				if s.sinkErr == nil {
 					s.sinkErr = fmt.Errorf("sim: node %d: persist refused: %w", n.id, err)
 				}
 				continue
 			}
-			n.durable = e.Durable.Clone()
+			n.durable = d.Clone()
 		}
 	}
 	if n.crasher != nil { // only a program can fail by itself

@@ -154,7 +154,7 @@ func (p *blobProbe) Step(ev election.Event) []election.Effect {
 		blob = make([]byte, n)
 	}
 	p.view = election.View{Epoch: uint64(len(p.cfg.Durable.Blob)), Role: election.Undecided}
-	return []election.Effect{{Kind: election.EffectView, View: p.view}, {Kind: election.EffectPersist, Durable: election.Durable{Blob: blob}}}
+	return []election.Effect{{Kind: election.EffectView, View: p.view}, {Kind: election.EffectPersist, Durable: &election.Durable{Blob: blob}}}
 }
 
 func init() {

@@ -268,7 +268,7 @@ func timerBit(name string) uint8 {
 }
 
 func (m *machine) persist() {
-	m.out = append(m.out, election.Effect{Kind: election.EffectPersist, Durable: election.Durable{
+	m.out = append(m.out, election.Effect{Kind: election.EffectPersist, Durable: &election.Durable{
 		Epoch: m.epoch, VotedEpoch: m.votedEpoch, VotedFor: m.votedFor,
 	}})
 }

@@ -55,7 +55,7 @@ func CeilLog2(n int) int {
 type machine struct {
 	ringnet.Core // by value: one allocation per node, not two
 	awake        bool
-	phase        int
+	phase        int32
 	// replied records which of the phase's two probes (by the direction
 	// it was sent in) has been answered.
 	replied map[election.Dir]bool
@@ -141,7 +141,7 @@ func (m *machine) onReply(msg election.Message) {
 		// epoch about who is alive, and the way back can be longer than
 		// the way out; a reply is only dropped once it has gone round
 		// the whole ring (its candidate is gone).
-		if msg.Hop >= m.N() {
+		if int(msg.Hop) >= m.N() {
 			// The reply has gone round the ring without meeting its
 			// candidate: the candidate crashed or is cut off, and this
 			// epoch's election may never finish (a fault-free run

@@ -66,7 +66,7 @@ func FloorLog2(n int) int {
 	return bits.Len(uint(n)) - 1
 }
 
-type key struct{ phase, hop int }
+type key struct{ phase, hop int32 }
 
 type machine struct {
 	ringnet.Core // by value: one allocation per node, not two
@@ -74,8 +74,8 @@ type machine struct {
 	active       bool
 	tid          election.NodeID
 	ntid         election.NodeID
-	phase        int
-	step         int // 1: waiting for the phase's first message, 2: for its second
+	phase        int32
+	step         int32 // 1: waiting for the phase's first message, 2: for its second
 	// early holds messages of later steps that arrived before this
 	// node got there; FIFO links never need it, a reordering network does.
 	// A short list, not a map: it is almost always empty, and a million
@@ -146,7 +146,7 @@ func (m *machine) beginPhase() {
 	m.send(1, m.tid)
 }
 
-func (m *machine) send(hop int, v election.NodeID) {
+func (m *machine) send(hop int32, v election.NodeID) {
 	m.Forward(election.Clockwise, election.Message{Type: TypeElection, Candidate: v, Phase: m.phase, Hop: hop})
 }
 

@@ -240,7 +240,7 @@ func (m *machine) persist() {
 		return // protobuf does not fail on messages it built itself
 	}
 	m.voted.VotedEpoch, m.voted.VotedFor = d.VotedEpoch, d.VotedFor
-	m.out = append(m.out, election.Effect{Kind: election.EffectPersist, Durable: d})
+	m.out = append(m.out, election.Effect{Kind: election.EffectPersist, Durable: &d})
 }
 
 // compact folds the log into the snapshot up to keepEntries behind the

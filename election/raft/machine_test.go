@@ -32,7 +32,7 @@ func solo(t *testing.T, d election.Durable) (election.Machine, election.Durable)
 	for range 1000 {
 		for _, e := range m.Step(ev) {
 			if e.Kind == election.EffectPersist {
-				last = e.Durable
+				last = e.Persisted()
 			}
 		}
 		if m.View().Role == election.Leader && last.Blob != nil {

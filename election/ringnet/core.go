@@ -127,8 +127,8 @@ const maxResend = 3
 type fingerprint struct {
 	typ       string
 	candidate election.NodeID
-	phase     int
-	hop       int
+	phase     int32
+	hop       int32
 	dir       election.Dir
 	reply     bool
 	members   int

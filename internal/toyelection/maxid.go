@@ -57,7 +57,8 @@ func (m *maxID) Step(ev election.Event) []election.Effect {
 	case election.EventStart:
 		// Each boot is a new epoch, persisted, so restarts are visible.
 		m.cfg.Durable.Epoch++
-		out = append(out, election.Effect{Kind: election.EffectPersist, Durable: m.cfg.Durable})
+		d := m.cfg.Durable
+		out = append(out, election.Effect{Kind: election.EffectPersist, Durable: &d})
 		m.best = m.cfg.ID
 		out = append(out, election.Effect{Kind: election.EffectBroadcast, Msg: election.Message{Type: "ELECTION", Candidate: m.cfg.ID}})
 		out = append(out, election.Effect{Kind: election.EffectSetTimer, Timer: "heartbeat", After: t.Heartbeat})

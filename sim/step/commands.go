@@ -2,6 +2,7 @@ package step
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -321,7 +322,10 @@ func (d *Driver) receive(args []string) (string, error) {
 			}
 		}
 	}
-	m.From, m.Candidate, m.Phase, m.Epoch, m.Seq = election.NodeID(from), election.NodeID(cand), int(phase), uint64(epoch), uint64(seq)
+	if phase < 0 || phase > math.MaxInt32 {
+		return "", fmt.Errorf("receive: phase=%d is out of range (0 to %d)", phase, math.MaxInt32)
+	}
+	m.From, m.Candidate, m.Phase, m.Epoch, m.Seq = election.NodeID(from), election.NodeID(cand), int32(phase), uint64(epoch), uint64(seq)
 	if err := d.Receive(to, m); err != nil {
 		return "", err
 	}
