@@ -73,35 +73,66 @@ func (f Fault) CutLinks(members []election.NodeID) [][2]election.NodeID {
 	if len(f.Groups) == 0 {
 		return out
 	}
-	groupsOf := map[election.NodeID][]int{}
-	for gi, g := range f.Groups {
-		for _, id := range g {
-			groupsOf[id] = append(groupsOf[id], gi)
-		}
-	}
-	share := func(a, b election.NodeID) bool {
-		ga, gb := groupsOf[a], groupsOf[b]
-		if len(ga) == 0 || len(gb) == 0 {
-			return true
-		}
-		for _, x := range ga {
-			if slices.Contains(gb, x) {
-				return true
+	sides := groupSides(f.Groups, members)
+	explicit := len(out)
+	for i, a := range members {
+		for j, b := range members {
+			if i == j || sides.share(i, j) {
+				continue
 			}
-		}
-		return false
-	}
-	for _, a := range members {
-		for _, b := range members {
-			if a != b && !share(a, b) {
-				l := [2]election.NodeID{a, b}
-				if !slices.Contains(out, l) {
-					out = append(out, l)
-				}
+			if l := [2]election.NodeID{a, b}; !slices.Contains(out[:explicit], l) {
+				out = append(out, l)
 			}
 		}
 	}
 	return out
+}
+
+// sides says which groups of a partition each member is in, as bits: the
+// words of member i are bits[i*words:(i+1)*words]. The worlds and the
+// checkers cut links on every partition they apply or replay, so this is
+// a few words per member rather than maps.
+type sides struct {
+	bits  []uint64
+	words int
+}
+
+func groupSides(groups [][]election.NodeID, members []election.NodeID) sides {
+	s := sides{words: (len(groups) + 63) / 64}
+	s.bits = make([]uint64, len(members)*s.words)
+	var index map[election.NodeID]int // for large clusters; a scan for small ones
+	if len(members) > 32 {
+		index = make(map[election.NodeID]int, len(members))
+		for i, id := range members {
+			index[id] = i
+		}
+	}
+	for gi, g := range groups {
+		for _, id := range g {
+			i, ok := slices.Index(members, id), true
+			if index != nil {
+				i, ok = index[id]
+			}
+			if ok && i >= 0 {
+				s.bits[i*s.words+gi/64] |= 1 << (gi % 64)
+			}
+		}
+	}
+	return s
+}
+
+// share reports whether members i and j are on one side: in a common
+// group, or either in none (a node the groups leave out reaches everyone).
+func (s sides) share(i, j int) bool {
+	a, b := s.bits[i*s.words:(i+1)*s.words], s.bits[j*s.words:(j+1)*s.words]
+	inA, inB := false, false
+	for w := range a {
+		if a[w]&b[w] != 0 {
+			return true
+		}
+		inA, inB = inA || a[w] != 0, inB || b[w] != 0
+	}
+	return !inA || !inB
 }
 
 // Record turns f into the history record of phase p with the scenario's

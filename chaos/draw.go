@@ -195,7 +195,7 @@ func drawLink(oneWay bool) func(d *Drawer, s State) (Spec, bool) {
 // what the shrinker tries in its place. A kind with no weaker form gives
 // none.
 func Weaker(sp Spec, r Fault, members []election.NodeID) []Spec {
-	if k, ok := kinds[sp.Op]; ok && k.weaken != nil {
+	if k := kindOf(sp.Op); k != nil && k.weaken != nil {
 		return k.weaken(sp, r, members)
 	}
 	return nil

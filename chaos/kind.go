@@ -248,22 +248,28 @@ var kindList = []Kind{
 	},
 }
 
-// kinds indexes kindList by operation.
-var kinds = func() map[Op]Kind {
-	m := make(map[Op]Kind, len(kindList))
-	for _, k := range kindList {
-		m[k.Op] = k
+// kindOf is op's descriptor, nil for an unknown operation: a scan, which
+// for a dozen kinds costs less than hashing the name, and a pointer, as a
+// Kind is a couple of hundred bytes. The worlds look a kind up on every
+// fault they apply and the checkers on every fault they replay.
+func kindOf(op Op) *Kind {
+	for i := range kindList {
+		if kindList[i].Op == op {
+			return &kindList[i]
+		}
 	}
-	return m
-}()
+	return nil
+}
 
 // Kinds lists every fault kind, in the order help and docs list them.
 func Kinds() []Kind { return slices.Clone(kindList) }
 
 // KindOf is op's kind; ok is false for an unknown operation.
 func KindOf(op Op) (Kind, bool) {
-	k, ok := kinds[op]
-	return k, ok
+	if k := kindOf(op); k != nil {
+		return *k, true
+	}
+	return Kind{}, false
 }
 
 // Ends reports whether later ends a span of a fault of this kind on node
@@ -286,7 +292,7 @@ func (k Kind) IsSpan() bool { return len(k.EndedBy) > 0 }
 // restart, resume, heal — after which the returns checker measures how the
 // cluster takes nodes back.
 func LetsBackIn(op Op) bool {
-	if k, ok := kinds[op]; !ok || k.IsSpan() {
+	if k := kindOf(op); k == nil || k.IsSpan() {
 		return false
 	}
 	for _, k := range kindList {

@@ -13,7 +13,7 @@ import (
 // resumed. Symbolic targets pick from it.
 func pool(op Op, s State, members []election.NodeID) []election.NodeID {
 	in := isUp // partition shapes choose among running nodes
-	if k, ok := kinds[op]; ok && k.pool != nil {
+	if k := kindOf(op); k != nil && k.pool != nil {
 		in = k.pool
 	}
 	var out []election.NodeID
@@ -99,9 +99,9 @@ func verb(op Op) string {
 func (st Spec) Resolve(s State, members []election.NodeID, rng *rand.Rand) (Fault, error) {
 	f := Fault{Op: st.Op}
 	var err error
-	k, ok := kinds[st.Op]
+	k := kindOf(st.Op)
 	switch {
-	case !ok:
+	case k == nil:
 		return f, fmt.Errorf("%q is not a fault (valid: %v)", st.Op, Ops)
 	case len(k.Targets) > 0:
 		f.Nodes, err = ResolveTarget(st.Target, st.Op, s, members, rng)

@@ -91,7 +91,12 @@ var crashTargets = []TargetKind{TargetLeader, TargetFollower, TargetOne, TargetM
 // TargetsFor lists the symbolic targets that make sense for op (its
 // kind's). A restart of "the leader" or a pause of "the paused nodes"
 // means nothing.
-func TargetsFor(op Op) []TargetKind { return kinds[op].Targets }
+func TargetsFor(op Op) []TargetKind {
+	if k := kindOf(op); k != nil {
+		return k.Targets
+	}
+	return nil
+}
 
 // TargetsForShape lists the targets a shape takes (none: it takes none).
 func TargetsForShape(s Shape) []TargetKind {

@@ -100,7 +100,7 @@ func (s State) ClockOf(id election.NodeID) Skew {
 // (partition groups cut against it).
 func (s *State) Apply(f Fault, members []election.NodeID) {
 	s.ensure()
-	if k, ok := kinds[f.Op]; ok {
+	if k := kindOf(f.Op); k != nil {
 		k.apply(s, f, members)
 	}
 }

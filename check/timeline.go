@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
@@ -783,11 +782,10 @@ func faultSpans(recs []history.Record, members []election.NodeID, end time.Time)
 			continue
 		}
 		// A fault naming no nodes (heal) ends the span for all of them.
-		pending := map[election.NodeID]bool{}
-		for _, id := range s.Nodes {
-			pending[id] = true
-		}
-		for _, o := range spans[i+1:] {
+		// pending are the nodes whose part of the span goes on.
+		pending := slices.Clone(s.Nodes)
+		for j := i + 1; j < len(spans); j++ {
+			o := &spans[j] // by pointer: a span is a few hundred bytes
 			if o.Failed || o.Applied.IsZero() || o.Applied.Before(s.Applied) {
 				continue
 			}
@@ -799,11 +797,7 @@ func faultSpans(recs []history.Record, members []election.NodeID, end time.Time)
 				}
 				continue
 			}
-			for id := range pending {
-				if k.Ends(later, id) {
-					delete(pending, id)
-				}
-			}
+			pending = slices.DeleteFunc(pending, func(id election.NodeID) bool { return k.Ends(later, id) })
 			if len(pending) == 0 {
 				s.Until = o.Applied
 				break
@@ -813,45 +807,53 @@ func faultSpans(recs []history.Record, members []election.NodeID, end time.Time)
 	return spans
 }
 
-func idList(ids []election.NodeID) string {
-	parts := make([]string, len(ids))
+func idList(ids []election.NodeID) string { return string(appendIDList(nil, ids)) }
+
+// appendIDList appends ids as idList writes them.
+func appendIDList(b []byte, ids []election.NodeID) []byte {
 	for i, id := range ids {
-		parts[i] = strconv.Itoa(int(id))
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(id), 10)
 	}
-	return strings.Join(parts, ",")
+	return b
 }
 
 // faultLabel is the short human name of a fault: "kill 5",
 // "partition {1,2,3}|{4,5}", "cut 1→2", "heal".
 func faultLabel(s FaultSpan) string {
-	var b strings.Builder
-	b.WriteString(s.Op)
+	// Appended by hand, not through fmt: every judged history labels
+	// every fault, and the explorer judges thousands a second.
+	b := make([]byte, 0, 48)
+	b = append(b, s.Op...)
 	// A partition is told by its shape; the node it was aimed at (an
 	// isolated leader) is one of its groups already, and naming it twice
 	// read as "partition 5 {5}|{1,2,3,4}".
 	if len(s.Nodes) > 0 && len(s.Groups)+len(s.Links) == 0 {
-		b.WriteString(" " + idList(s.Nodes))
+		b = appendIDList(append(b, ' '), s.Nodes)
 	}
 	if len(s.Groups) > 0 {
-		b.WriteString(" ")
+		b = append(b, ' ')
 		for i, g := range s.Groups {
 			if i > 0 {
-				b.WriteString("|")
+				b = append(b, '|')
 			}
-			b.WriteString("{" + idList(g) + "}")
+			b = append(appendIDList(append(b, '{'), g), '}')
 		}
 	}
 	for _, l := range s.Links {
-		fmt.Fprintf(&b, " %d→%d", l[0], l[1])
+		b = strconv.AppendInt(append(b, ' '), int64(l[0]), 10)
+		b = strconv.AppendInt(append(b, "→"...), int64(l[1]), 10)
 	}
 	if p := s.Params; p != nil && p.Loss > 0 {
-		fmt.Fprintf(&b, " %v", p.Loss)
+		b = append(append(b, ' '), fmt.Sprint(p.Loss)...)
 	}
 	if p := s.Params; p != nil && p.Delay > 0 {
-		fmt.Fprintf(&b, " %v", time.Duration(p.Delay))
+		b = append(append(b, ' '), time.Duration(p.Delay).String()...)
 	}
 	if s.Failed {
-		b.WriteString(" (failed)")
+		b = append(b, " (failed)"...)
 	}
-	return b.String()
+	return string(b)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
@@ -42,10 +43,14 @@ func NewPlayer(b chaos.Backend, c scenario.Cluster, seed int64) *Player {
 func (p *Player) Checkpoints() []time.Time { return p.checkpoints }
 
 // Play runs one step and fills sr (its resolved targets, the expectation's
-// outcome). The error is for a step that could not be carried out (a
+// outcome) unless sr is nil. The error is for a step that could not be carried out (a
 // target that cannot be resolved, a fault the backend refused, a backend
 // error); a failed expectation is not an error, it is in sr.Expect.
 func (p *Player) Play(ctx context.Context, st scenario.Step, sr *StepResult) error {
+	record := sr != nil
+	if !record {
+		sr = &StepResult{} // the waits and expectations write to one
+	}
 	switch st.Op {
 	case scenario.OpWait:
 		if st.Stable {
@@ -72,7 +77,9 @@ func (p *Player) Play(ctx context.Context, st scenario.Step, sr *StepResult) err
 	if err != nil {
 		return err
 	}
-	sr.Resolved = resolvedText(f)
+	if record { // the explorer plays thousands of faults a second and describes few
+		sr.Resolved = ResolvedText(f)
+	}
 	if err := p.b.Apply(ctx, f, st.Fault.TargetText()); err != nil {
 		return fmt.Errorf("%s: %w", st.Op, err)
 	}
@@ -100,23 +107,26 @@ func (p *Player) peek() chaos.State {
 	return p.b.State()
 }
 
-func resolvedText(f chaos.Fault) string {
+// ResolvedText says what a resolved fault touches, as a step's result
+// shows it: "node 3", "nodes {1,2}", "{1,2}|{3,4,5}", "2 links cut"; empty
+// for a fault of the whole cluster.
+func ResolvedText(f chaos.Fault) string {
 	switch {
 	case len(f.Groups) > 0:
-		s := ""
+		var b []byte
 		for i, g := range f.Groups {
 			if i > 0 {
-				s += "|"
+				b = append(b, '|')
 			}
-			s += idsText(g)
+			b = appendIDs(b, g)
 		}
-		return s
+		return string(b)
 	case len(f.Links) > 0:
-		return fmt.Sprintf("%d links cut", len(f.Links))
+		return strconv.Itoa(len(f.Links)) + " links cut"
 	case len(f.Nodes) == 1:
-		return fmt.Sprintf("node %d", f.Nodes[0])
+		return "node " + strconv.Itoa(int(f.Nodes[0]))
 	case len(f.Nodes) > 1:
-		return "nodes " + idsText(f.Nodes)
+		return string(appendIDs([]byte("nodes "), f.Nodes))
 	}
 	return ""
 }

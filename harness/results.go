@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/check"
@@ -295,10 +295,16 @@ func ReadResult(path string) (*Result, error) {
 	return &r, nil
 }
 
-func idsText(ids []election.NodeID) string {
-	parts := make([]string, len(ids))
+func idsText(ids []election.NodeID) string { return string(appendIDs(nil, ids)) }
+
+// appendIDs appends ids as idsText writes them.
+func appendIDs(b []byte, ids []election.NodeID) []byte {
+	b = append(b, '{')
 	for i, id := range ids {
-		parts[i] = fmt.Sprint(int(id))
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(id), 10)
 	}
-	return "{" + strings.Join(parts, ",") + "}"
+	return append(b, '}')
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
@@ -134,29 +135,60 @@ func (s *Sim) hintCut(pairs [][2]election.NodeID) {
 // newlyCutPairs lists the unordered pairs that links leaves cut in both
 // directions and that were not before.
 func (s *Sim) newlyCutPairs(links [][2]election.NodeID) [][2]election.NodeID {
-	adding := make(map[[2]election.NodeID]bool, len(links))
-	for _, l := range links {
-		adding[l] = true
+	var out [][2]election.NodeID
+	// A fault cuts a handful of links, and scanning links and out then
+	// costs less than the sets they stand for; past a few dozen, sets.
+	adding, seen := linkSet{list: links}, linkSet{}
+	if len(links) > 32 {
+		adding, seen = newLinkMap(links), newLinkMap(nil)
 	}
 	cut := func(a, b election.NodeID) bool {
 		l := [2]election.NodeID{a, b}
-		return s.state.Cut[l] || adding[l]
+		return s.state.Cut[l] || adding.has(l)
 	}
-	var out [][2]election.NodeID
-	seen := map[[2]election.NodeID]bool{}
 	for _, l := range links {
 		p := l
 		if p[0] > p[1] {
 			p[0], p[1] = p[1], p[0]
 		}
 		rev := [2]election.NodeID{p[1], p[0]}
-		if seen[p] || (s.state.Cut[p] && s.state.Cut[rev]) || !cut(p[0], p[1]) || !cut(p[1], p[0]) {
+		if (s.state.Cut[p] && s.state.Cut[rev]) || !cut(p[0], p[1]) || !cut(p[1], p[0]) || seen.has(p) {
 			continue
 		}
-		seen[p] = true
+		seen.add(p)
 		out = append(out, p)
 	}
 	return out
+}
+
+// linkSet is a set of links: a list to scan, or a map once made by
+// newLinkMap.
+type linkSet struct {
+	list [][2]election.NodeID
+	m    map[[2]election.NodeID]bool
+}
+
+func newLinkMap(links [][2]election.NodeID) linkSet {
+	m := make(map[[2]election.NodeID]bool, len(links))
+	for _, l := range links {
+		m[l] = true
+	}
+	return linkSet{m: m}
+}
+
+func (ls *linkSet) has(l [2]election.NodeID) bool {
+	if ls.m != nil {
+		return ls.m[l]
+	}
+	return slices.Contains(ls.list, l)
+}
+
+func (ls *linkSet) add(l [2]election.NodeID) {
+	if ls.m != nil {
+		ls.m[l] = true
+		return
+	}
+	ls.list = append(ls.list, l)
 }
 
 // hintDue reports whether a hint event still stands for something true.

@@ -445,7 +445,7 @@ func (s *Sim) boot(n *node) {
 	if s.sink != nil {
 		s.emit(s.nodeRecord(n, history.KindBoot))
 	}
-	s.step(n, &election.Event{Kind: election.EventStart})
+	s.step(n, election.Event{Kind: election.EventStart})
 }
 
 // Now is the virtual time since the start.
@@ -596,7 +596,7 @@ func (s *Sim) process(e *event) {
 			r.Msg = &m
 			s.emit(r)
 		}
-		s.step(n, &election.Event{Kind: election.EventReceive, Msg: e.msg})
+		s.step(n, election.Event{Kind: election.EventReceive, Msg: e.msg})
 	case evHint:
 		if !n.up || n.boot != e.boot || !s.hintDue(*e) {
 			return // its receiver restarted, or what it stood for is over
@@ -606,7 +606,7 @@ func (s *Sim) process(e *event) {
 			return
 		}
 		s.hintDelivered(*e)
-		s.step(n, &election.Event{Kind: election.EventPeerDown, Peer: s.nodes[e.from].id})
+		s.step(n, election.Event{Kind: election.EventPeerDown, Peer: s.nodes[e.from].id})
 	case evTimer:
 		if !n.up || n.boot != e.boot {
 			return // its node died
@@ -624,7 +624,7 @@ func (s *Sim) process(e *event) {
 			return
 		}
 		n.timers.remove(e.timerName())
-		s.step(n, &election.Event{Kind: election.EventTimer, Timer: e.timerName()})
+		s.step(n, election.Event{Kind: election.EventTimer, Timer: e.timerName()})
 	}
 }
 
@@ -651,18 +651,9 @@ func (s *Sim) armTimer(n *node, name string, at, local time.Duration) {
 	s.queueTimer(n, t)
 }
 
-// setTimer arms n's timer to fire after d on the node's clock: after d of
-// virtual time, or d/rate when a clock fault skews it.
-func (s *Sim) setTimer(n *node, name string, d time.Duration) {
-	if n.skewed {
-		s.setSkewedTimer(n, name, d)
-		return
-	}
-	s.armTimer(n, name, s.now+d, s.now+d)
-}
-
-// setSkewedTimer arms a timer of a node whose clock a fault skewed: its
-// deadline is on the node's clock.
+// setSkewedTimer arms n's timer to fire after d on the node's clock,
+// which a clock fault skewed: after d/rate of virtual time, its deadline
+// being on the node's clock.
 func (s *Sim) setSkewedTimer(n *node, name string, d time.Duration) {
 	local := n.clk.Read(s.now) + d
 	s.armTimer(n, name, s.now+n.clk.Until(s.now, local), local)
@@ -703,9 +694,16 @@ type typeStat struct {
 // countType counts one message of type t and returns its class.
 func (s *Sim) countType(t string) msgClass {
 	for i := range s.types {
-		if s.types[i].name == t {
-			s.types[i].count++
-			return s.types[i].class
+		if st := &s.types[i]; st.name == t {
+			st.count++
+			c := st.class
+			// The most sent types move to the front, so the scan
+			// mostly ends at the first or second entry (heartbeats and
+			// their acks, once a leader is up).
+			if i > 0 && st.count > s.types[i-1].count {
+				s.types[i], s.types[i-1] = s.types[i-1], s.types[i]
+			}
+			return c
 		}
 	}
 	c := classMaintenance
@@ -735,12 +733,12 @@ func (s *Sim) lookupIndex(id election.NodeID) (int32, bool) {
 //
 // ev is by pointer: an Event holds a whole Message, and the one copy the
 // machine's Step takes is enough.
-func (s *Sim) step(n *node, ev *election.Event) {
+func (s *Sim) step(n *node, ev election.Event) {
 	ev.Now = s.now
 	if n.skewed {
 		ev.Now = n.clk.Read(s.now)
 	}
-	effects := n.m.Step(*ev)
+	effects := n.m.Step(ev)
 	for i := range effects {
 		e := &effects[i] // by pointer: an Effect is a couple of hundred bytes
 		switch e.Kind {
@@ -756,7 +754,13 @@ func (s *Sim) step(n *node, ev *election.Event) {
 				s.send(n, &m)
 			}
 		case election.EffectSetTimer:
-			s.setTimer(n, e.Timer, e.After)
+			// The skewed case is a call of its own: the common one
+			// stays inline in this loop.
+			if n.skewed {
+				s.setSkewedTimer(n, e.Timer, e.After)
+			} else {
+				s.armTimer(n, e.Timer, s.now+e.After, s.now+e.After)
+			}
 		case election.EffectCancelTimer:
 			n.timers.disarm(e.Timer)
 		case election.EffectView:

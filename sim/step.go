@@ -176,7 +176,7 @@ func (s *Sim) Fire(id election.NodeID, timer string) error {
 		return fmt.Errorf("sim: node %d has no armed timer %q (armed: %v)", id, timer, s.Timers(id))
 	}
 	n.timers.disarm(timer)
-	s.step(n, &election.Event{Kind: election.EventTimer, Timer: timer})
+	s.step(n, election.Event{Kind: election.EventTimer, Timer: timer})
 	return nil
 }
 
@@ -194,7 +194,7 @@ func (s *Sim) Inject(id election.NodeID, ev election.Event) error {
 		r.Msg = &m
 		s.emit(r)
 	}
-	s.step(n, &ev)
+	s.step(n, ev)
 	return nil
 }
 

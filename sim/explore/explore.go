@@ -142,11 +142,51 @@ type Schedule struct {
 	Steps    []scenario.Step `json:"-"`
 	Resolved []chaos.Fault   `json:"-"`
 	// Faults describes the schedule, one line per step: virtual time, the
-	// step and what its target resolved to.
+	// step and what its target resolved to. Replay is the command that
+	// replays it. Both are written (describe) only for the schedules a
+	// result keeps: most schedules pass, and their text would be waste.
 	Faults []string `json:"faults"`
 	Replay string   `json:"replay"`
 	// Simulated is the virtual time the schedule ran for.
 	Simulated time.Duration `json:"-"`
+	// log is what Faults is written from, one entry per step but waits.
+	log []stepLog
+}
+
+// stepLog is one played step, as Schedule.Faults will describe it.
+type stepLog struct {
+	at       time.Duration // virtual time when the step began
+	step     int           // its index in Steps
+	resolved int           // its index in Resolved when it was applied; -1 when not
+	err      error         // why it could not be carried out
+}
+
+// describe writes sc's Faults and Replay.
+func (sc *Schedule) describe(o Options) {
+	sc.Replay = ReplayCommand(o, sc.Seed)
+	sc.Faults = make([]string, 0, len(sc.log))
+	for _, l := range sc.log {
+		line := l.at.Round(time.Millisecond).String() + " " + sc.Steps[l.step].String() // fmt's "%v %s", without its machinery
+		if l.resolved >= 0 {
+			if t := harness.ResolvedText(sc.Resolved[l.resolved]); t != "" {
+				line += " → " + t
+			}
+		}
+		if l.err != nil {
+			line += " FAILED: " + l.err.Error()
+		}
+		sc.Faults = append(sc.Faults, line)
+	}
+}
+
+// kept reports whether a result may keep sc (Result.Failing, SplitBrain).
+func (sc *Schedule) kept() bool { return len(sc.Failed) > 0 || sc.SplitBrain }
+
+// summary is sc without the steps and lines, for a schedule no result
+// keeps: its counts are all Run needs.
+func (sc *Schedule) summary() Schedule {
+	return Schedule{Index: sc.Index, Seed: sc.Seed, SplitBrain: sc.SplitBrain, EpochConflict: sc.EpochConflict,
+		StaleLeader: sc.StaleLeader, Simulated: sc.Simulated}
 }
 
 // Result sums up an exploration.
@@ -302,11 +342,11 @@ func Run(opts Options) (Result, error) {
 		return Result{}, err
 	}
 	res.Replay = []string{}
-	for _, sc := range res.Failing {
-		res.Replay = append(res.Replay, sc.Replay)
-	}
-	for _, sc := range res.SplitBrain {
-		res.Replay = append(res.Replay, sc.Replay)
+	for _, kept := range [][]Schedule{res.Failing, res.SplitBrain} {
+		for i := range kept {
+			kept[i].describe(opts)
+			res.Replay = append(res.Replay, kept[i].Replay)
+		}
 	}
 	return res, nil
 }
@@ -332,6 +372,10 @@ func runAll(opts Options, claims []check.Name) ([]Schedule, error) {
 				sc, err := x.runSchedule(claims, ScheduleSeed(opts.Seed, i), nil)
 				sc.Index = i
 				errs[i] = err
+				if !sc.kept() {
+					x.spare = sc // its lists serve the next schedule
+					sc = sc.summary()
+				}
 				results[i] = sc
 				if opts.Progress != nil {
 					mu.Lock()
@@ -370,7 +414,11 @@ func One(opts Options, seed int64, sink history.Sink) (Schedule, error) {
 		return Schedule{}, fmt.Errorf("explore: %w", err)
 	}
 	x := &session{o: opts, b: &sim.Backend{}}
-	return x.runSchedule(claimed(alg, opts.Quorum), seed, sink)
+	sc, err := x.runSchedule(claimed(alg, opts.Quorum), seed, sink)
+	if err == nil {
+		sc.describe(opts)
+	}
+	return sc, err
 }
 
 // claimed are the checkers the algorithm claims, without
@@ -412,6 +460,8 @@ type session struct {
 	p      *harness.Player
 	rec    recorder
 	played Schedule
+	// spare holds the lists of a schedule no result kept, for reuse.
+	spare Schedule
 }
 
 // recorder keeps one schedule's history, and its latest fault record: what
@@ -438,7 +488,8 @@ func (r *recorder) Append(rec history.Record) error {
 func (x *session) start(seed int64, extra history.Sink) error {
 	clear(x.rec.recs) // the records' pointers are the last schedule's
 	x.rec.recs, x.rec.lastFault = x.rec.recs[:0], nil
-	x.played = Schedule{}
+	x.played = Schedule{Steps: x.spare.Steps[:0], Resolved: x.spare.Resolved[:0], log: x.spare.log[:0]}
+	x.spare = Schedule{}
 	x.b.OmitMessages = extra == nil
 	var sink history.Sink = &x.rec
 	if extra != nil {
@@ -455,25 +506,21 @@ func (x *session) start(seed int64, extra history.Sink) error {
 // carried out is noted as FAILED, and the error returned.
 func (x *session) play(st scenario.Step) error {
 	at := x.b.Now().Sub(history.SimOrigin)
-	var sr harness.StepResult
-	err := x.p.Play(context.Background(), st, &sr)
+	before := x.rec.lastFault
+	err := x.p.Play(context.Background(), st, nil)
 	x.played.Steps = append(x.played.Steps, st)
+	l := stepLog{at: at, step: len(x.played.Steps) - 1, resolved: -1, err: err}
 	if st.Fault != nil {
 		// What the step resolved to, from its record: the player
 		// resolved it against the state just before applying it.
 		x.played.Resolved = append(x.played.Resolved, x.lastFault())
+		if x.rec.lastFault != before {
+			l.resolved = len(x.played.Resolved) - 1
+		}
 	}
-	if st.Op == scenario.OpWait {
-		return err
+	if st.Op != scenario.OpWait {
+		x.played.log = append(x.played.log, l)
 	}
-	line := at.Round(time.Millisecond).String() + " " + st.String() // fmt's "%v %s", without its machinery
-	if sr.Resolved != "" {
-		line += " → " + sr.Resolved
-	}
-	if err != nil {
-		line += " FAILED: " + err.Error()
-	}
-	x.played.Faults = append(x.played.Faults, line)
 	return err
 }
 
@@ -531,7 +578,7 @@ func (x *session) runSchedule(claims []check.Name, seed int64, extra history.Sin
 	// faults, their gaps and up to three finishing steps and the quiet.
 	x.played.Steps = slices.Grow(x.played.Steps, 2*nf+4)
 	x.played.Resolved = slices.Grow(x.played.Resolved, nf+3)
-	x.played.Faults = slices.Grow(x.played.Faults, nf+3)
+	x.played.log = slices.Grow(x.played.log, nf+3)
 	for i := 0; i < nf; i++ {
 		if f, ok := g.next(x.b.Peek()); ok {
 			// A generated step that fails is a bug in the generator;
@@ -549,7 +596,7 @@ func (x *session) runSchedule(claims []check.Name, seed int64, extra history.Sin
 	x.play(scenario.WaitStep(o.Quiet))
 
 	sc := x.played
-	sc.Seed, sc.Replay = seed, ReplayCommand(o, seed)
+	sc.Seed = seed
 	sc.Simulated = x.b.Now().Sub(history.SimOrigin)
 	sc.judge(x.judge(judged(claims)), claims)
 	return sc, nil
