@@ -14,21 +14,18 @@
 //   - A few hundred random fault schedules (package sim/explore): every
 //     claimed checker passes on every one, in both quorum modes when the
 //     algorithm supports a majority.
+//
+// The same cases run outside a Go test through Check, which returns a
+// Report: each case's outcome and, for each claimed property, whether it
+// held and the first counterexample (`ringleader conform` prints it).
 package conformance
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 
-	"github.com/ringleader-dev/ringleader/chaos"
-	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
-	"github.com/ringleader-dev/ringleader/history"
-	"github.com/ringleader-dev/ringleader/sim"
-	"github.com/ringleader-dev/ringleader/sim/explore"
 )
 
 // Options tune the suite; the zero value is the full suite.
@@ -36,238 +33,167 @@ type Options struct {
 	// N is the cluster size; zero: 5.
 	N int
 	// Schedules is the number of random fault schedules per quorum mode;
-	// zero: 300, or 60 with -short.
+	// zero: 300 (60 when Run is given -short).
 	Schedules int
 	// Seed of the random arrangement and of the exploration; zero: 1.
 	Seed int64
+	// Quorums are the quorum modes to run; empty: every mode the
+	// algorithm runs in (election.Algorithm.Quorums).
+	Quorums []election.QuorumMode
+	// Progress, when set, hears each case as it starts and, during
+	// RandomFaultSchedules, every finished schedule (from one goroutine
+	// at a time).
+	Progress func(Progress)
+}
+
+// Progress is how far the suite has come.
+type Progress struct {
+	Quorum election.QuorumMode
+	Case   string
+	// Done of Total schedules, in RandomFaultSchedules; both zero in
+	// the other cases.
+	Done, Total int
+}
+
+// The cases, in the order they run.
+const (
+	FaultFreeElectionAgrees       = "FaultFreeElectionAgrees"
+	FaultFreeElectionMeetsFormula = "FaultFreeElectionMeetsFormula"
+	LeaderCrashIsReplaced         = "LeaderCrashIsReplaced"
+	RandomFaultSchedules          = "RandomFaultSchedules"
+)
+
+// cases pairs each case's name with the suite's method that plays it.
+var cases = []struct {
+	name string
+	play func(*suite, *caseRun)
+}{
+	{FaultFreeElectionAgrees, (*suite).faultFree},
+	{FaultFreeElectionMeetsFormula, (*suite).formula},
+	{LeaderCrashIsReplaced, (*suite).crash},
+	{RandomFaultSchedules, (*suite).explore},
+}
+
+// withDefaults fills the options left zero; short is go test's -short.
+func (o Options) withDefaults(alg election.Algorithm, short bool) (Options, error) {
+	if o.N <= 0 {
+		o.N = 5
+	}
+	if o.Schedules <= 0 {
+		o.Schedules = 300
+		if short {
+			o.Schedules = 60
+		}
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if _, err := election.Lookup(alg.Name); err != nil {
+		return o, fmt.Errorf("the suite runs algorithms through the registry: %v", err)
+	}
+	if len(o.Quorums) == 0 {
+		o.Quorums = alg.Quorums
+	}
+	for _, q := range o.Quorums {
+		if !slices.Contains(alg.Quorums, q) {
+			return o, fmt.Errorf("algorithm %s does not run with quorum %s (it runs with %s)", alg.Name, q.Text(), alg.QuorumModes())
+		}
+	}
+	return o, nil
+}
+
+// modeName is the subtest of a quorum mode.
+func modeName(q election.QuorumMode) string {
+	if q == election.Majority {
+		return "majority"
+	}
+	return "no-quorum"
 }
 
 // Run runs the whole suite on alg with default options.
 func Run(t *testing.T, alg election.Algorithm) { RunWith(t, alg, Options{}) }
 
-// RunWith runs the suite with opts.
+// RunWith runs the suite with opts: a subtest per quorum mode, and in it
+// one per case. A case's failures are the test's errors.
 func RunWith(t *testing.T, alg election.Algorithm, opts Options) {
-	if opts.N <= 0 {
-		opts.N = 5
+	opts, err := opts.withDefaults(alg, testing.Short())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if opts.Schedules <= 0 {
-		opts.Schedules = 300
-		if testing.Short() {
-			opts.Schedules = 60
-		}
-	}
-	if opts.Seed == 0 {
-		opts.Seed = 1
-	}
-	if _, err := election.Lookup(alg.Name); err != nil {
-		t.Fatalf("the suite runs algorithms through the registry: %v", err)
-	}
-	for _, q := range alg.Quorums {
-		name := "no-quorum"
-		if q == election.Majority {
-			name = "majority"
-		}
-		t.Run(name, func(t *testing.T) {
-			s := suite{alg: alg, q: q, opts: opts}
-			t.Run("FaultFreeElectionAgrees", s.faultFree)
-			t.Run("FaultFreeElectionMeetsFormula", s.formula)
-			t.Run("LeaderCrashIsReplaced", s.crash)
-			t.Run("RandomFaultSchedules", s.explore)
+	for _, q := range opts.Quorums {
+		t.Run(modeName(q), func(t *testing.T) {
+			s := newSuite(alg, q, opts)
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					s.progress(c.name, 0)
+					c.play(s, &caseRun{t: t, res: newCase(c.name, q)})
+				})
+			}
 		})
 	}
 }
 
-type suite struct {
-	alg  election.Algorithm
-	q    election.QuorumMode
-	opts Options
-}
-
-// arrangement is the ring order: a seeded shuffle of 1..N, so ring
-// algorithms do not meet only the sorted ring.
-func (s suite) arrangement() []election.NodeID {
-	ids := make([]election.NodeID, s.opts.N)
-	for i := range ids {
-		ids[i] = election.NodeID(i + 1)
-	}
-	r := rand.New(rand.NewPCG(uint64(s.opts.Seed), 0))
-	r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
-	return ids
-}
-
-func (s suite) newSim(t *testing.T, members []election.NodeID, sink history.Sink) *sim.Sim {
-	t.Helper()
-	sm, err := sim.New(sim.Options{Algorithm: s.alg.Name, Members: members, Quorum: s.q, Seed: s.opts.Seed}, sink)
+// Check runs the suite on alg outside a Go test and reports what held:
+// the same cases as RunWith, each recorded instead of failing a test.
+// The error is a configuration the suite cannot run (an algorithm not in
+// the registry, a quorum mode it does not run in).
+func Check(alg election.Algorithm, opts Options) (Report, error) {
+	opts, err := opts.withDefaults(alg, false)
 	if err != nil {
-		t.Fatal(err)
+		return Report{}, fmt.Errorf("conformance: %w", err)
 	}
-	return sm
+	r := Report{Algorithm: alg.Name, N: opts.N, Schedules: opts.Schedules, Seed: opts.Seed}
+	for _, q := range opts.Quorums {
+		s := newSuite(alg, q, opts)
+		m := Mode{Algorithm: alg.Name, Quorum: q, Explore: s.exploreOptions()}
+		for _, c := range cases {
+			s.progress(c.name, 0)
+			m.Cases = append(m.Cases, recordCase(s, c.name, c.play))
+		}
+		m.Explored = s.explored
+		m.Claims = claimVerdicts(alg, q, m.Cases, s.explored)
+		r.Modes = append(r.Modes, m)
+	}
+	return r, nil
 }
 
-// agreed returns the leader every live node views, if they all view the
-// same live node and that node views itself as leader.
-func agreed(st chaos.State, members []election.NodeID) (election.NodeID, bool) {
-	var l election.NodeID
-	for _, id := range members {
-		if !st.Live(id) {
-			continue
-		}
-		v := st.Views[id].Leader
-		if v == election.None || (l != election.None && v != l) {
-			return election.None, false
-		}
-		l = v
-	}
-	if l == election.None || !st.Live(l) || st.Views[l].Role != election.Leader {
-		return election.None, false
-	}
-	return l, true
-}
-
-func highestLive(st chaos.State, members []election.NodeID) election.NodeID {
-	var h election.NodeID
-	for _, id := range members {
-		if st.Live(id) && id > h {
-			h = id
-		}
-	}
-	return h
-}
-
-func (s suite) bound(sm *sim.Sim) time.Duration { return check.DefaultLivenessBound(sm.Timing()) }
-
-func (s suite) claims(p election.Property) bool { return s.alg.Claim(s.q, p) }
-
-func describeViews(st chaos.State, members []election.NodeID) string {
-	out := ""
-	for _, id := range members {
-		status := "up"
-		switch {
-		case !st.Up[id]:
-			status = "down"
-		case st.Paused[id]:
-			status = "paused"
-		}
-		out += fmt.Sprintf(" %d(%s):%v", id, status, st.Views[id])
-	}
-	return out
-}
-
-// faultFree: every node starts at once; they agree, on the highest ID if
-// claimed, and every claimed checker passes on the history.
-func (s suite) faultFree(t *testing.T) {
-	members := s.arrangement()
-	var mem history.Memory
-	sm := s.newSim(t, members, &mem)
-	sm.Start()
-	if !sm.RunUntilQuiet(time.Hour) {
-		t.Fatalf("ring %v: still electing after an hour of virtual time", members)
-	}
-	st := sm.State()
-	l, ok := agreed(st, members)
-	if !ok {
-		t.Fatalf("ring %v: no agreement once quiet at %v:%s", members, sm.Now(), describeViews(st, members))
-	}
-	if s.claims(election.HighestWins) && l != election.NodeID(s.opts.N) {
-		t.Fatalf("ring %v: leader %d, but the algorithm claims bully-max and %d is the highest ID", members, l, s.opts.N)
-	}
-	for _, v := range check.Run(mem.Records(), check.Options{Algorithm: s.alg, Quorum: s.q, Members: members, Timing: sm.Timing()}) {
-		if !v.Pass && v.Checker != check.MessageComplexity { // the formula has its own test
-			t.Errorf("ring %v: claimed checker %s fails on a fault-free run: %s", members, v.Checker, v.Summary)
-		}
-	}
-}
-
-// formula: the election messages of a fault-free run meet the published
-// count, on the best, worst and a random arrangement.
-func (s suite) formula(t *testing.T) {
-	if s.alg.Formula == nil {
-		t.Skipf("%s publishes no message-count formula", s.alg.Name)
-	}
-	n := s.opts.N
-	inc := make([]election.NodeID, n)
-	for i := range inc {
-		inc[i] = election.NodeID(i + 1)
-	}
-	dec := slices.Clone(inc)
-	slices.Reverse(dec)
-	for _, ids := range [][]election.NodeID{inc, dec, s.arrangement()} {
-		sm := s.newSim(t, ids, nil)
-		sm.Start()
-		if !sm.RunUntilQuiet(time.Hour) {
-			t.Fatalf("ring %v: still electing after an hour of virtual time", ids)
-		}
-		got := sm.Counts().Election
-		f := s.alg.Formula(ids)
-		if f.Exact && float64(got) != f.Value || !f.Exact && float64(got) > f.Value {
-			rel := "exactly"
-			if !f.Exact {
-				rel = "at most"
+// recordCase plays one case with a recorder: its Fatalf and Skipf end the
+// case (as testing.T's do) by a panic recovered here.
+func recordCase(s *suite, name string, play func(*suite, *caseRun)) Case {
+	c := &caseRun{t: recorder{}, res: newCase(name, s.q)}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(endCase); !ok {
+					panic(r)
+				}
 			}
-			t.Errorf("ring %v: %d election messages, the formula %s says %s %v (by type %v)", ids, got, f.Name, rel, f.Value, sm.Counts().ByType)
-		}
-	}
+		}()
+		play(s, c)
+	}()
+	return *c.res
 }
 
-// crash: kill the leader; the live nodes agree on another; restart it; if
-// bully-max is claimed it leads again.
-func (s suite) crash(t *testing.T) {
-	members := s.arrangement()
-	sm := s.newSim(t, members, nil)
-	sm.Start()
-	if !sm.RunUntil(s.bound(sm), func(st chaos.State) bool { _, ok := agreed(st, members); return ok }) {
-		t.Fatalf("no first leader within %v:%s", s.bound(sm), describeViews(sm.State(), members))
-	}
-	// Let the leader settle in (heartbeats flowing, leases granted).
-	sm.RunFor(2 * sm.Timing().Suspicion)
-	old, ok := agreed(sm.State(), members)
-	if !ok {
-		t.Fatalf("the first agreement did not last:%s", describeViews(sm.State(), members))
-	}
-	if err := sm.Kill(old); err != nil {
-		t.Fatal(err)
-	}
-	killedAt := sm.Now()
-	if !sm.RunUntil(s.bound(sm), func(st chaos.State) bool { l, ok := agreed(st, members); return ok && l != old }) {
-		t.Fatalf("leader %d killed at %v: no new leader agreed by every live node within %v:%s", old, killedAt, s.bound(sm), describeViews(sm.State(), members))
-	}
-	st := sm.State()
-	l, _ := agreed(st, members)
-	if want := highestLive(st, members); s.claims(election.HighestWins) && l != want {
-		t.Fatalf("leader %d killed: new leader %d, want the highest live ID %d", old, l, want)
-	}
-	t.Logf("leader %d killed at %v; %d agreed after %v", old, killedAt, l, sm.Now()-killedAt)
-
-	sm.RunFor(2 * sm.Timing().Suspicion)
-	if err := sm.Restart(old); err != nil {
-		t.Fatal(err)
-	}
-	want := func(st chaos.State) bool {
-		l, ok := agreed(st, members)
-		return ok && (!s.claims(election.HighestWins) || l == highestLive(st, members))
-	}
-	if !sm.RunUntil(s.bound(sm), want) {
-		t.Fatalf("old leader %d restarted: no agreement (claims bully-max: %v) within %v:%s", old, s.claims(election.HighestWins), s.bound(sm), describeViews(sm.State(), members))
-	}
+// reporter is the part of testing.TB a case reports to, besides the Case
+// it fills: *testing.T in a Go test (its messages are the test's output,
+// its Fatalf ends the case), recorder outside one.
+type reporter interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Skipf(format string, args ...any)
+	Logf(format string, args ...any)
 }
 
-// explore: random fault schedules; every claimed checker must pass on each.
-func (s suite) explore(t *testing.T) {
-	res, err := explore.Run(explore.Options{
-		Algorithm: s.alg.Name, N: s.opts.N, Quorum: s.q,
-		Schedules: s.opts.Schedules, Seed: s.opts.Seed,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d schedules: failures %v, split-brain schedules %d, epoch conflicts %d",
-		res.Schedules, res.Failures, res.SplitBrainSchedules, res.EpochConflictSchedules)
-	for _, sc := range res.Failing {
-		for _, v := range sc.Verdicts {
-			if !slices.Contains(sc.Failed, v.Checker) {
-				continue
-			}
-			t.Errorf("schedule %d (seed %d): %s: %s\n  replay: %s\n  faults: %v", sc.Index, sc.Seed, v.Checker, v.Summary, sc.Replay, sc.Faults)
-		}
-	}
-}
+// recorder is the reporter of Check: the Case already holds every
+// message, so it only ends a case that stops.
+type recorder struct{}
+
+// endCase is recorder's panic, recovered by recordCase.
+type endCase struct{}
+
+func (recorder) Helper()               {}
+func (recorder) Errorf(string, ...any) {}
+func (recorder) Logf(string, ...any)   {}
+func (recorder) Fatalf(string, ...any) { panic(endCase{}) }
+func (recorder) Skipf(string, ...any)  { panic(endCase{}) }

@@ -185,3 +185,20 @@ func TestOneProcessPerNodeSlotForEverySchedule(t *testing.T) {
 		t.Errorf("%d processes launched for 12 schedules of 5 nodes on one worker, want 5", got)
 	}
 }
+
+// TestServeAnswersForAnAlgorithmThatClaimsNothing: Serve answers the
+// start of an algorithm without Claims with no claims (and plays it).
+func TestServeAnswersForAnAlgorithmThatClaimsNothing(t *testing.T) {
+	alg, err := election.Lookup("bully")
+	must(t, err)
+	alg.Claims = nil
+	cfg := election.Config{ID: 1, Members: ids(3), Quorum: election.NoQuorum, Timing: election.DefaultTiming}
+	var in, out bytes.Buffer
+	must(t, json.NewEncoder(&in).Encode(program.Request{V: program.Version, Seq: 1, Event: election.Event{Kind: election.EventStart}, Init: program.InitOf(cfg)}))
+	must(t, program.Serve(&in, &out, alg))
+	a, err := program.DecodeAnswer(bytes.TrimSuffix(out.Bytes(), []byte("\n")), 1, 1)
+	must(t, err)
+	if a.Claims != nil || len(a.Effects) == 0 || len(a.ElectionTypes) == 0 {
+		t.Errorf("answer %+v: want no claims, Bully's effects and its election types", a)
+	}
+}

@@ -46,7 +46,10 @@ func Serve(in io.Reader, out io.Writer, alg election.Algorithm) error {
 			if m, err = alg.New(cfg); err != nil {
 				return fmt.Errorf("line %d: %w", line, err)
 			}
-			a.Claims, a.ElectionTypes, a.AnnounceTypes = alg.Claims(cfg.Quorum), alg.ElectionTypes, alg.AnnounceTypes
+			if alg.Claims != nil { // an algorithm may claim nothing
+				a.Claims = alg.Claims(cfg.Quorum)
+			}
+			a.ElectionTypes, a.AnnounceTypes = alg.ElectionTypes, alg.AnnounceTypes
 		}
 		if m == nil {
 			return fmt.Errorf("line %d: %s before any start", line, req.Event.Kind)

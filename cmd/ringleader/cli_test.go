@@ -61,7 +61,7 @@ func TestTheSameMistakeGetsTheSameShapeEverywhere(t *testing.T) {
 		want string
 	}
 	var cases []mistake
-	for _, cmd := range [][]string{{"clean"}, {"fault"}, {"reap"}, {"run"}, {"tap"}, {"watch"}, {"node"}, {"sim", "complexity"}, {"sim", "explore"}, {"netfilter", "delay"}} {
+	for _, cmd := range [][]string{{"clean"}, {"conform"}, {"fault"}, {"reap"}, {"run"}, {"tap"}, {"watch"}, {"node"}, {"sim", "complexity"}, {"sim", "explore"}, {"netfilter", "delay"}} {
 		name := "ringleader " + strings.Join(cmd, " ")
 		cases = append(cases, mistake{append(cmd[:len(cmd):len(cmd)], "--no-such-flag"),
 			name + ": flag provided but not defined: --no-such-flag (see 'ringleader help " + strings.Join(cmd, " ") + "')"})
@@ -70,6 +70,7 @@ func TestTheSameMistakeGetsTheSameShapeEverywhere(t *testing.T) {
 		mistake{[]string{"sim", "explore", "--n", "x"}, `ringleader sim explore: invalid value "x" for flag --n: parse error (see 'ringleader help sim explore')`},
 		mistake{[]string{"clean", "--timeout", "soon"}, `ringleader clean: invalid value "soon" for flag --timeout: parse error (see 'ringleader help clean')`},
 		mistake{[]string{"clean", "extra"}, `ringleader clean: unexpected argument "extra"`},
+		mistake{[]string{"conform", "--schedules", "many"}, `ringleader conform: invalid value "many" for flag --schedules: parse error (see 'ringleader help conform')`},
 		mistake{[]string{"watch", "extra"}, `ringleader watch: unexpected argument "extra"`},
 		mistake{[]string{"sim", "explore", "extra"}, `ringleader sim explore: unexpected argument "extra" (see 'ringleader help sim explore')`},
 		mistake{[]string{"sim", "nosuch"}, `ringleader sim: unknown subcommand "nosuch" (valid: complexity, explore) (see 'ringleader help sim')`},
@@ -99,6 +100,7 @@ func TestCompletionScriptsOfferCommandsSubcommandsAndFlags(t *testing.T) {
 		{[]string{"__complete", "sim", "explore"}, []string{"--algorithm", "--schedules", "--shrink"}},
 		{[]string{"__complete", "clean"}, []string{"--force", "--run", "--timeout"}},
 		{[]string{"__complete", "run"}, []string{"--backend", "--junit", "--store"}},
+		{[]string{"__complete", "conform"}, []string{"--program", "--algorithm", "--quorum", "--save"}},
 		{[]string{"__complete", "help"}, []string{"fault", "watch"}},
 		{[]string{"__complete", "completion"}, []string{"bash", "zsh"}},
 	} {

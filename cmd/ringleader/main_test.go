@@ -21,6 +21,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == testProgramArg {
+		os.Exit(serveTestProgram(os.Args[2])) // the test binary plays a program (conform_test.go)
+	}
 	dir, err := os.MkdirTemp("", "ringleader-cmd-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -66,7 +69,7 @@ func wantContains(t *testing.T, what, s string, subs ...string) {
 	}
 }
 
-var commandNames = []string{"check", "clean", "compare", "completion", "control", "fault", "help", "netfilter", "node", "reap", "report", "run", "sim", "tap", "watch"}
+var commandNames = []string{"check", "clean", "compare", "completion", "conform", "control", "fault", "help", "netfilter", "node", "reap", "report", "run", "sim", "tap", "watch"}
 
 func TestNoArgumentsPrintsUsageOnStderrAndExits2(t *testing.T) {
 	r := ringleader(t)
