@@ -462,6 +462,8 @@ type session struct {
 	played Schedule
 	// spare holds the lists of a schedule no result kept, for reuse.
 	spare Schedule
+	// gen is the generator of the last schedule drawn.
+	gen *generator
 }
 
 // recorder keeps one schedule's history, and its latest fault record: what
@@ -570,7 +572,8 @@ func (x *session) runSchedule(claims []check.Name, seed int64, extra history.Sin
 		return Schedule{}, fmt.Errorf("explore: schedule with seed %d: %w", seed, err)
 	}
 	o := x.o
-	g := newGenerator(o, seed)
+	g := newGenerator(o, seed, x.gen)
+	x.gen = g
 	netFaults := false
 	x.play(g.gap())
 	nf := 1 + g.d.R.IntN(o.MaxFaults)

@@ -34,7 +34,10 @@ type generator struct {
 	timing  election.Timing
 }
 
-func newGenerator(o Options, seed int64) *generator {
+// newGenerator draws the schedule of seed. Its draws and weights come
+// from the previous schedule's generator when there is one (prev): they
+// depend on the options only, and a worker makes a generator per schedule.
+func newGenerator(o Options, seed int64, prev *generator) *generator {
 	g := &generator{
 		d: chaos.Drawer{
 			R:       rand.New(rand.NewPCG(uint64(seed), 0x7363686564)), // "sched"
@@ -42,6 +45,10 @@ func newGenerator(o Options, seed int64) *generator {
 		},
 		members: o.Members,
 		timing:  o.Timing,
+	}
+	if prev != nil {
+		g.draws, g.weights = prev.draws, prev.weights
+		return g
 	}
 	for _, d := range chaos.Draws() {
 		if (len(o.Kinds) == 0 && d.Default) || slices.Contains(o.Kinds, d.Name) {
