@@ -125,8 +125,8 @@ const labelBuiltFrom = "org.ringleader.built-from"
 // /program/NAME. With one (an interpreter's), the node is added to that
 // image instead, with the program's files at /program/ (programLayout).
 // The tag is base's with -program- and a digest of what was asked for —
-// the two images' names, the command, the files and the labels — so one
-// program keeps one tag. It is built once while the images it is built
+// the two images' names, the command line in the image, the files and
+// the labels — so one program keeps one tag. It is built once while the images it is built
 // from stay as they are (labelBuiltFrom); a rebuilt node image builds it
 // again, and the image the tag named before is removed.
 func buildProgramImage(ctx context.Context, cli client.APIClient, base string, argv []string, runtime string, labels map[string]string, progress io.Writer) (string, string, error) {
@@ -149,8 +149,10 @@ func buildProgramImage(ctx context.Context, cli client.APIClient, base string, a
 		from = append(from, id)
 	}
 	builtFrom := strings.Join(from, ",")
+	// The command as it runs in the image, not as given here: the same
+	// program from another directory is the same image.
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%q\x00", base, runtime, argv)
+	fmt.Fprintf(h, "%s\x00%s\x00%q\x00", base, runtime, line)
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		fmt.Fprintf(h, "%s=%s\x00", k, labels[k])
 	}
@@ -218,7 +220,7 @@ func buildProgramImage(ctx context.Context, cli client.APIClient, base string, a
 	if before != "" {
 		// As BuildImage does: only the image this tag named, and not
 		// while a container uses it.
-		if _, err := cli.ImageRemove(ctx, before, client.ImageRemoveOptions{}); err != nil && !cerrdefs.IsConflict(err) && !isNotFound(err) {
+		if _, err := cli.ImageRemove(ctx, before, client.ImageRemoveOptions{PruneChildren: true}); err != nil && !cerrdefs.IsConflict(err) && !isNotFound(err) {
 			fmt.Fprintf(progress, "docker: removing the image %s named before: %v\n", tag, err)
 		}
 	}
