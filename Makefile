@@ -13,7 +13,7 @@ JUNIT     ?= store/junit.xml
 # reaper stays off and the project cleans up by label instead.
 export TESTCONTAINERS_RYUK_DISABLED := true
 
-.PHONY: all build images up down logs tap chaos-test sim-test test test-nodocker vet fmt fuzz bench bench-containers clean help
+.PHONY: all build images up-vars up down logs tap chaos-test sim-test test test-nodocker vet fmt fuzz bench bench-containers clean help
 
 all: build
 
@@ -47,12 +47,15 @@ SECRET_FILE := .ringleader/compose.secret
 PROGRAM       ?=
 PROGRAM_IMAGE ?=
 
-up: $(if $(PROGRAM),build,images) ## start the 5-node compose cluster with a fresh secret (ALGORITHM=, QUORUM=, OPTIONS="k=v,...", LOG_LEVEL= to switch; PROGRAM="cmd args" [PROGRAM_IMAGE=image] to host a program)
+# up's variables are checked first, before anything is built.
+up-vars:
 	@test -n "$(COMPOSE)" || { echo "neither 'docker compose' nor 'docker-compose' found" >&2; exit 1; }
 	@if [ -n "$(PROGRAM)" ] && [ -n "$(ALGORITHM)$(OPTIONS)" ]; then \
 		echo "PROGRAM= hosts a program instead of an algorithm, and a program takes no options: drop ALGORITHM= and OPTIONS=" >&2; exit 2; \
 	fi
 	@if [ -z "$(PROGRAM)" ] && [ -n "$(PROGRAM_IMAGE)" ]; then echo "PROGRAM_IMAGE= goes with PROGRAM=\"COMMAND ARGS\"" >&2; exit 2; fi
+
+up: up-vars $(if $(PROGRAM),build,images) ## start the 5-node compose cluster with a fresh secret (ALGORITHM=, QUORUM=, OPTIONS="k=v,...", LOG_LEVEL= to switch; PROGRAM="cmd args" [PROGRAM_IMAGE=image] to host a program)
 	@mkdir -p $(dir $(SECRET_FILE))
 	@set -e; node_image=$(IMAGE); program=; \
 	if [ -n "$(PROGRAM)" ]; then \
