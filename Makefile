@@ -13,7 +13,7 @@ JUNIT     ?= store/junit.xml
 # reaper stays off and the project cleans up by label instead.
 export TESTCONTAINERS_RYUK_DISABLED := true
 
-.PHONY: all build images up down logs tap chaos-test sim-test test test-nodocker vet fmt fuzz bench bench-containers clean help
+.PHONY: all build images up-vars up down logs tap chaos-test sim-test test test-nodocker vet fmt fuzz bench bench-containers clean help
 
 all: build
 
@@ -35,21 +35,50 @@ images: ## build the node image FROM scratch (nothing is pulled)
 # `make down`. Only its owner can read the file.
 SECRET_FILE := .ringleader/compose.secret
 
-up: images ## start the 5-node compose cluster with a fresh secret (ALGORITHM=, QUORUM=, OPTIONS="k=v,...", LOG_LEVEL= to switch)
+# PROGRAM="COMMAND ARGS" makes every compose node host that program
+# (docs/protocol.md) instead of an algorithm: `ringleader image` builds the
+# node image holding it, with the code the docker backend uses for a
+# scenario's cluster.program, labelled for `make down`, and prints the
+# image's tag and the command line the nodes run, which docker-compose.yml
+# reads (NODE_IMAGE, RINGLEADER_PROGRAM). A static executable needs nothing
+# else; an interpreted program names the image holding its runtime in
+# PROGRAM_IMAGE (examples/bully-python/image.sh builds
+# ringleader-python:bookworm). The program is checked before anything is built.
+PROGRAM       ?=
+PROGRAM_IMAGE ?=
+
+# up's variables are checked first, before anything is built.
+up-vars:
 	@test -n "$(COMPOSE)" || { echo "neither 'docker compose' nor 'docker-compose' found" >&2; exit 1; }
+	@if [ -n "$(PROGRAM)" ] && [ -n "$(ALGORITHM)$(OPTIONS)" ]; then \
+		echo "PROGRAM= hosts a program instead of an algorithm, and a program takes no options: drop ALGORITHM= and OPTIONS=" >&2; exit 2; \
+	fi
+	@if [ -z "$(PROGRAM)" ] && [ -n "$(PROGRAM_IMAGE)" ]; then echo "PROGRAM_IMAGE= goes with PROGRAM=\"COMMAND ARGS\"" >&2; exit 2; fi
+
+up: up-vars $(if $(PROGRAM),build,images) ## start the 5-node compose cluster with a fresh secret (ALGORITHM=, QUORUM=, OPTIONS="k=v,...", LOG_LEVEL= to switch; PROGRAM="cmd args" [PROGRAM_IMAGE=image] to host a program)
 	@mkdir -p $(dir $(SECRET_FILE))
-	@if [ ! -s $(SECRET_FILE) ] || [ -z "$$(docker ps -aq --filter label=org.ringleader.run=compose)" ]; then \
+	@set -e; node_image=$(IMAGE); program=; \
+	if [ -n "$(PROGRAM)" ]; then \
+		out=$$(./$(BIN) image --image $(IMAGE) --run compose --program "$(PROGRAM)" --program-image "$(PROGRAM_IMAGE)"); \
+		eval "$$out"; node_image=$$NODE_IMAGE; program=$$RINGLEADER_PROGRAM; \
+		echo "nodes host $$program, in $$node_image"; \
+	fi; \
+	if [ ! -s $(SECRET_FILE) ] || [ -z "$$(docker ps -aq --filter label=org.ringleader.run=compose)" ]; then \
 		umask 077; head -c 24 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n' > $(SECRET_FILE); \
 		echo "new cluster secret in $(SECRET_FILE)"; \
-	fi
-	RINGLEADER_SECRET="$$(cat $(SECRET_FILE))" $(COMPOSE) up -d
+	fi; \
+	echo "$(COMPOSE) up -d"; \
+	NODE_IMAGE="$$node_image" RINGLEADER_PROGRAM="$$program" RINGLEADER_SECRET="$$(cat $(SECRET_FILE))" $(COMPOSE) up -d
 
-down: ## stop the compose cluster and remove its containers, network, volumes and secret
+down: ## stop the compose cluster and remove its containers, network, volumes, secret and program image
 	@test -n "$(COMPOSE)" || { echo "neither 'docker compose' nor 'docker-compose' found" >&2; exit 1; }
 	@# ringleader fault's delay helpers carry the cluster's label, not compose's
 	@ids=$$(docker ps -aq --filter label=org.ringleader.run=compose --filter label=org.ringleader.role=netfilter); \
 		if [ -n "$$ids" ]; then docker rm -f $$ids >/dev/null; fi
 	$(COMPOSE) down -v --remove-orphans
+	@# the images PROGRAM= made (ringleader image --run compose), once no container uses them
+	@tags=$$(docker images --filter label=org.ringleader.project=ringleader --filter label=org.ringleader.run=compose --format '{{.Repository}}:{{.Tag}}'); \
+		if [ -n "$$tags" ]; then echo "removing $$tags"; docker image rm $$tags >/dev/null; fi
 	rm -f $(SECRET_FILE)
 
 tap: ## print every message on the compose cluster's subjects (read-only, with the cluster's secret)

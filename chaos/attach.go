@@ -70,7 +70,7 @@ func ShapeMismatch(running, want ClusterSpec) string {
 	running, want = resolved(running), resolved(want)
 	var diffs []string
 	if running.Algorithm != want.Algorithm {
-		diffs = append(diffs, fmt.Sprintf("it runs %s, the scenario wants %s", running.Algorithm, want.Algorithm))
+		diffs = append(diffs, fmt.Sprintf("it runs %s, the scenario wants %s", runsText(running), runsText(want)))
 	}
 	if running.Quorum != want.Quorum {
 		diffs = append(diffs, fmt.Sprintf("its quorum is %s, the scenario's %s (QUORUM=%s make up starts one that matches)", running.Quorum, want.Quorum, want.Quorum))
@@ -85,4 +85,13 @@ func ShapeMismatch(running, want ClusterSpec) string {
 		diffs = append(diffs, fmt.Sprintf("its timing is heartbeat %v, suspicion %v, answer %v; the scenario's %v, %v, %v", rt.Heartbeat, rt.Suspicion, rt.Answer, wt.Heartbeat, wt.Suspicion, wt.Answer))
 	}
 	return strings.Join(diffs, "; ")
+}
+
+// runsText names what a cluster runs: its algorithm, or its program's
+// command line and the name it is registered under.
+func runsText(s ClusterSpec) string {
+	if len(s.Program) > 0 {
+		return fmt.Sprintf("the program %q (%s)", strings.Join(s.Program, " "), s.Algorithm)
+	}
+	return s.Algorithm
 }

@@ -33,4 +33,10 @@ func TestShapeMismatchSaysHow(t *testing.T) {
 			t.Errorf("%q does not say %q", why, w)
 		}
 	}
+	// A cluster of programs is named by its program.
+	prog := base
+	prog.Algorithm, prog.Program = "program-x", []string{"/program/x", "--fast"}
+	if why := ShapeMismatch(prog, base); !strings.Contains(why, `runs the program "/program/x --fast" (program-x), the scenario wants bully`) {
+		t.Errorf("a program against bully: %q", why)
+	}
 }

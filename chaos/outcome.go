@@ -33,6 +33,17 @@ const NoOpNote = "no-op: "
 // IsNoOp reports whether note is a no-op fault's (NoOpNote).
 func IsNoOp(note string) bool { return strings.HasPrefix(note, NoOpNote) }
 
+// InForceNote is the note of a fault recorded at the start of an attached
+// history (State.InForce): it was in force before the history began, so
+// it stands for the world as found, not for something that happened in
+// it. Like a no-op it is measured as nothing.
+const InForceNote = "in force when the history began"
+
+// Unmeasured reports whether a fault with this note is measured as
+// nothing — no failover, no return: a no-op, or one in force before the
+// history began.
+func Unmeasured(note string) bool { return IsNoOp(note) || note == InForceNote }
+
 // Decide checks f against the cluster's state s and its membership and
 // returns what to carry out, or an error naming what is wrong and what
 // would be valid. It is the one place the edges of every fault are decided

@@ -83,6 +83,62 @@ func (s State) NetworkFaulted() bool {
 	return len(s.Cut) > 0 || len(s.Loss) > 0 || len(s.Delay) > 0
 }
 
+// InForce lists the faults that, applied in order through Apply to a
+// world in which every member runs and nothing is in force, give s's
+// fault part: a kill for each member that is down, a pause for each
+// paused one, the cut links, then each node's loss, delay and clock. A
+// history that begins on a running cluster (attach) records them first,
+// so that its replay starts from the world as found.
+func (s State) InForce(members []election.NodeID) []Fault {
+	var out []Fault
+	var down, paused []election.NodeID
+	for _, m := range members {
+		switch {
+		case !s.Up[m]:
+			down = append(down, m)
+		case s.Paused[m]:
+			paused = append(paused, m)
+		}
+	}
+	if len(down) > 0 {
+		out = append(out, Fault{Op: Kill, Nodes: down})
+	}
+	if len(paused) > 0 {
+		out = append(out, Fault{Op: Pause, Nodes: paused})
+	}
+	var links [][2]election.NodeID
+	for _, a := range members {
+		for _, b := range members {
+			if s.Cut[[2]election.NodeID{a, b}] {
+				links = append(links, [2]election.NodeID{a, b})
+			}
+		}
+	}
+	if len(links) > 0 {
+		out = append(out, Fault{Op: Partition, Links: links})
+	}
+	for _, m := range members {
+		if l := s.Loss[m]; l > 0 {
+			out = append(out, Fault{Op: Loss, Nodes: []election.NodeID{m}, Loss: l})
+		}
+	}
+	for _, m := range members {
+		if d, ok := s.Delay[m]; ok {
+			out = append(out, Fault{Op: Delay, Nodes: []election.NodeID{m}, Delay: d.Delay, Jitter: d.Jitter})
+		}
+	}
+	for _, m := range members {
+		if c, ok := s.Clocks[m]; ok {
+			f := Fault{Op: Clock, Nodes: []election.NodeID{m}, Jump: c.Jumped}
+			if c.Rate != 1 {
+				f.Rate = c.Rate
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // ClockOf is id's clock skew; a node with none runs at rate 1.
 func (s State) ClockOf(id election.NodeID) Skew {
 	if c, ok := s.Clocks[id]; ok {

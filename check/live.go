@@ -134,8 +134,8 @@ func Failovers(recs []history.Record, opts Options) []Failover {
 func FailoversOf(t *Timeline, q election.QuorumMode) []Failover {
 	var out []Failover
 	for i, f := range t.Faults {
-		if f.Failed || f.Applied.IsZero() || chaos.IsNoOp(f.Note) {
-			continue // a fault that changed nothing takes no leader away
+		if f.Failed || f.Applied.IsZero() || chaos.Unmeasured(f.Note) {
+			continue // a fault that changed nothing, or was in force before the history began, takes no leader away
 		}
 		leader := tookLeader(t, f)
 		if leader == election.None {
@@ -157,7 +157,7 @@ func FailoversOf(t *Timeline, q election.QuorumMode) []Failover {
 func settleAfter(t *Timeline, i int, fo *Failover, settled func(chaos.State) ([]election.NodeID, bool)) {
 	limit, why := t.End, "the history ended first"
 	for _, g := range t.Faults[i+1:] {
-		if g.Invoked.After(fo.From) && !chaos.IsNoOp(g.Note) {
+		if g.Invoked.After(fo.From) && !chaos.Unmeasured(g.Note) {
 			limit, why = g.Invoked, fmt.Sprintf("the next fault (%s) came first", g.Label)
 			break
 		}

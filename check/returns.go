@@ -18,7 +18,7 @@ func ReturnsOf(t *Timeline, opts Options) []Failover {
 	highest := opts.Algorithm.Claim(opts.Quorum, election.HighestWins)
 	var out []Failover
 	for i, f := range t.Faults {
-		if f.Failed || f.Applied.IsZero() || !chaos.LetsBackIn(chaos.Op(f.Op)) || chaos.IsNoOp(f.Note) {
+		if f.Failed || f.Applied.IsZero() || !chaos.LetsBackIn(chaos.Op(f.Op)) || chaos.Unmeasured(f.Note) {
 			continue
 		}
 		ret := Failover{Op: f.Op, Label: f.Label, Leader: t.StateAt(f.Invoked).CommonLeader(t.Members),

@@ -147,3 +147,48 @@ func ParseControlNote(line []byte) (ControlNote, bool) {
 	}
 	return ControlNote{Time: l.Time, Node: l.Node, Boot: l.Boot, Event: l.Event, Rate: l.Rate, JumpMS: l.JumpMS, DropFrom: l.DropFrom}, true
 }
+
+// Keys of the boot line of a node that hosts a program (docs/protocol.md)
+// instead of a built-in algorithm: what the node's probe start learnt of
+// the program. A process that attaches to the cluster reads them
+// (ParseProgramBoot) instead of starting the program itself.
+const (
+	LogProgram       = "program"        // the program's command line as the node runs it
+	LogClaims        = "claims"         // the properties it claims in the node's quorum mode
+	LogElectionTypes = "election_types" // its election message types
+	LogAnnounceTypes = "announce_types" // its leader announcement types
+)
+
+// ProgramBoot is the boot line of a node that hosts a program.
+type ProgramBoot struct {
+	Node          election.NodeID
+	Boot          string
+	Algorithm     string // the name the node registered the program under
+	Quorum        string // resolved: none or majority
+	Program       string
+	Claims        []election.Property
+	ElectionTypes []string
+	AnnounceTypes []string
+}
+
+// ParseProgramBoot reads the boot line of a node that hosts a program; ok
+// is false for any other line (another event, a built-in algorithm's boot,
+// one without node or boot).
+func ParseProgramBoot(line []byte) (ProgramBoot, bool) {
+	var l struct {
+		Node          election.NodeID     `json:"node"`
+		Boot          string              `json:"boot"`
+		Event         string              `json:"event"`
+		Algorithm     string              `json:"algorithm"`
+		Quorum        string              `json:"quorum"`
+		Program       string              `json:"program"`
+		Claims        []election.Property `json:"claims"`
+		ElectionTypes []string            `json:"election_types"`
+		AnnounceTypes []string            `json:"announce_types"`
+	}
+	if err := json.Unmarshal(line, &l); err != nil || l.Event != EventBoot || l.Program == "" || l.Node <= 0 || l.Boot == "" {
+		return ProgramBoot{}, false
+	}
+	return ProgramBoot{Node: l.Node, Boot: l.Boot, Algorithm: l.Algorithm, Quorum: l.Quorum, Program: l.Program,
+		Claims: l.Claims, ElectionTypes: l.ElectionTypes, AnnounceTypes: l.AnnounceTypes}, true
+}

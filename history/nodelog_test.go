@@ -262,3 +262,26 @@ func TestParseNodeLogSkipsAnEventFromANewerSchema(t *testing.T) {
 		t.Fatalf("unknown event: ok %v, err %v, record %+v; want ok=false and no error", ok, err, rec)
 	}
 }
+
+// TestParseProgramBootReadsWhatTheNodesProbeFound: the boot line of a node
+// hosting a program carries the program and what its probe start answered;
+// any other line is not one.
+func TestParseProgramBootReadsWhatTheNodesProbeFound(t *testing.T) {
+	line := `{"algorithm":"program-bully-go","announce_types":["COORDINATOR"],"answer":"200ms","boot":"5d2c0f3b9a1e7c44","claims":["agreement","bully-max","liveness"],"cluster":"compose","durable":{"epoch":0,"voted_epoch":0,"voted_for":0},"election_types":["ELECTION","OK","COORDINATOR"],"embedded_nats":true,"event":"boot","heartbeat":"100ms","level":"info","msg":"node starting","node":4,"options":"","peers":"1=node1:6222,2=node2:6222","program":"/program/bully-go","quorum":"none","schema":1,"seed":7,"seq":1,"suspicion":"500ms","time":"2026-11-26T10:00:00.5Z"}`
+	pb, ok := history.ParseProgramBoot([]byte(line))
+	want := history.ProgramBoot{Node: 4, Boot: "5d2c0f3b9a1e7c44", Algorithm: "program-bully-go", Quorum: "none", Program: "/program/bully-go",
+		Claims: []election.Property{election.Agreement, election.HighestWins, election.Liveness}, ElectionTypes: []string{"ELECTION", "OK", "COORDINATOR"}, AnnounceTypes: []string{"COORDINATOR"}}
+	if !ok || !reflect.DeepEqual(pb, want) {
+		t.Fatalf("got %+v (ok %v), want %+v", pb, ok, want)
+	}
+	for _, other := range []string{
+		`{"algorithm":"bully","boot":"7e5eb5cb58139c52","event":"boot","node":1,"quorum":"none","seq":1}`, // a built-in algorithm's boot
+		`{"boot":"7e5eb5cb58139c52","event":"view","node":1,"program":"/program/x","seq":2,"leader":1}`,   // not a boot
+		`{"boot":"","event":"boot","node":1,"program":"/program/x","seq":1}`,                              // no boot ID
+		`not json`,
+	} {
+		if pb, ok := history.ParseProgramBoot([]byte(other)); ok {
+			t.Errorf("%s read as a program's boot: %+v", other, pb)
+		}
+	}
+}

@@ -160,8 +160,10 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	// A registered algorithm's unset quorum mode and options take its
 	// defaults here, so the boot line records what runs.
-	if a, err := election.Lookup(cfg.Algorithm); err == nil {
-		if cfg.Quorum, cfg.Options, err = a.Resolve(cfg.Quorum, cfg.Options); err != nil {
+	alg, lerr := election.Lookup(cfg.Algorithm)
+	if lerr == nil {
+		var err error
+		if cfg.Quorum, cfg.Options, err = alg.Resolve(cfg.Quorum, cfg.Options); err != nil {
 			return nil, fmt.Errorf("node %d: %w", cfg.ID, err)
 		}
 	}
@@ -209,6 +211,14 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	if cfg.ClockRate != 0 && cfg.ClockRate != 1 {
 		bootFields[LogClockRate] = cfg.ClockRate // only with a fault: a plain boot line is unchanged
+	}
+	if len(cfg.Program) > 0 && lerr == nil {
+		// What the probe learnt: whoever attaches to the cluster judges
+		// the program by these without starting it (history.ParseProgramBoot).
+		bootFields[history.LogProgram] = strings.Join(cfg.Program, " ")
+		bootFields[history.LogClaims] = orEmpty(alg.Claims(cfg.Quorum))
+		bootFields[history.LogElectionTypes] = orEmpty(alg.ElectionTypes)
+		bootFields[history.LogAnnounceTypes] = orEmpty(alg.AnnounceTypes)
 	}
 	n.event(history.EventBoot, bootFields, "node starting")
 	if derr != nil {
@@ -658,4 +668,13 @@ func (n *Node) nackPeer(subject string) (election.NodeID, bool) {
 	}
 	id, err := strconv.Atoi(rest)
 	return election.NodeID(id), err == nil && id > 0
+}
+
+// orEmpty is s, or an empty list where s is nil: a boot line says [] for
+// "none", never null.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

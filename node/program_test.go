@@ -6,10 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/history"
 )
 
 // buildProgram builds one of the shipped example programs.
@@ -31,6 +33,15 @@ func TestNodeHostsAProgram(t *testing.T) {
 	c.program = []string{bin, "node-test"}
 	c.startAll()
 	c.awaitLeader(3)
+	// The boot line says what the probe learnt of the program: what a
+	// process attaching to the cluster judges it by.
+	boot := c.awaitLog("node 1's boot line", func(l logLine) bool { return l.node == 1 && l.ok && l.rec.Kind == history.KindBoot })
+	pb, ok := history.ParseProgramBoot([]byte(boot.raw))
+	bully, _ := election.Lookup("bully")
+	if !ok || pb.Program != bin+" node-test" || pb.Algorithm != "program-node-test" || pb.Quorum != "none" ||
+		!slices.Equal(pb.Claims, bully.Claims(election.NoQuorum)) || !slices.Equal(pb.ElectionTypes, bully.ElectionTypes) || !slices.Equal(pb.AnnounceTypes, bully.AnnounceTypes) {
+		t.Errorf("boot line %s\nread as %+v (ok %v); want the program, its name, none and Bully's claims and message types", boot.raw, pb, ok)
+	}
 	c.kill(3)
 	c.awaitLeader(2)
 	c.start(3)

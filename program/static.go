@@ -21,7 +21,7 @@ func CheckStatic(argv []string) (string, error) {
 	}
 	f, err := elf.Open(path)
 	if err != nil {
-		return "", fmt.Errorf("%s is not a static executable (not an ELF file: %v); in containers a program must be one static executable for now, such as a Go program built with CGO_ENABLED=0", path, err)
+		return "", fmt.Errorf("%s is not a static executable (not an ELF file: %v); alone in the FROM-scratch node image a program must be one, such as a Go program built with CGO_ENABLED=0", path, err)
 	}
 	defer f.Close()
 	for _, p := range f.Progs {

@@ -119,66 +119,125 @@ func (b *Backend) Attach(ctx context.Context, run string, sink history.Sink) (ch
 
 // adoptNodes finds the run's node containers and the cluster they form.
 func (b *Backend) adoptNodes(ctx context.Context, run string) (chaos.ClusterSpec, error) {
-	f := runFilter(run).Add("label", LabelRole+"="+RoleNode)
-	cs, err := b.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	spec, found, err := findNodes(ctx, b.cli, run, b.cfg.bootTimeout)
 	if err != nil {
-		return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: list containers: %w", run, err)
+		return chaos.ClusterSpec{}, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, f := range found {
+		if !b.cfg.imageSet && f.image != "" {
+			// Helpers run from the nodes' own image: it holds the
+			// netfilter command of the same build.
+			b.cfg.image = f.image
+		}
+		b.nodes[f.id] = newNode(f.id, f.name, f.cid, nil)
+	}
+	// The world starts with every node down and nothing in force; what
+	// the engine says of each process is applied to it.
+	b.spec = spec
+	for _, f := range found {
+		b.adoptProcessLocked(f.id, f.running, f.paused)
+	}
+	return spec, nil
+}
+
+// foundNode is one node container of a running cluster.
+type foundNode struct {
+	id              election.NodeID
+	name, cid       string
+	image           string
+	running, paused bool
+}
+
+// Describe reads the shape of the running cluster labelled run — the
+// compose cluster (ComposeRun) or a harness run — from its nodes, as
+// Attach does, without attaching: nothing is followed and nothing is
+// recorded. For a cluster of programs, Algorithm is the name the
+// program is registered under in this process, from what its nodes said
+// of it at boot (program.RegisterHosted), and Program the command line
+// the nodes run; it waits up to a minute for a node to have said it.
+func Describe(ctx context.Context, run string) (chaos.ClusterSpec, error) {
+	cli, err := newClient(ctx)
+	if err != nil {
+		return chaos.ClusterSpec{}, err
+	}
+	defer cli.Close()
+	spec, _, err := findNodes(ctx, cli, run, 60*time.Second)
+	return spec, err
+}
+
+// findNodes finds the run's node containers and reads the cluster's shape
+// from their environment (specFromEnv); every container must tell the
+// same. A cluster of programs takes its algorithm from what its nodes
+// said of the program at boot (hostedProgram), waiting up to wait for one
+// to have said it.
+func findNodes(ctx context.Context, cli client.APIClient, run string, wait time.Duration) (chaos.ClusterSpec, []foundNode, error) {
+	f := runFilter(run).Add("label", LabelRole+"="+RoleNode)
+	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: attach %s: list containers: %w", run, err)
 	}
 	if len(cs.Items) == 0 {
 		hint := "start it with `make up`"
 		if run != ComposeRun {
 			hint = "`docker ps --filter label=" + LabelProject + "=" + Project + " --format '{{.Label \"" + LabelRun + "\"}}'` lists the runs that exist"
 		}
-		return chaos.ClusterSpec{}, fmt.Errorf("docker: no node container is labelled %s=%s: no such cluster is running (%s)", LabelRun, run, hint)
+		return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: no node container is labelled %s=%s: no such cluster is running (%s)", LabelRun, run, hint)
 	}
-	var spec chaos.ClusterSpec
-	type proc struct {
-		id              election.NodeID
-		running, paused bool
-	}
-	var procs []proc
+	var (
+		spec  chaos.ClusterSpec
+		found []foundNode
+		seen  = map[election.NodeID]string{}
+	)
 	for _, c := range cs.Items {
-		res, err := b.cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{})
+		res, err := cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{})
 		if err != nil {
-			return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: inspect %s: %w", run, c.ID[:12], err)
+			return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: attach %s: inspect %s: %w", run, c.ID[:12], err)
 		}
 		ct := res.Container
-		env := envMap(ct.Config.Env)
 		name := strings.TrimPrefix(ct.Name, "/")
-		s, id, err := specFromEnv(env)
+		s, id, err := specFromEnv(envMap(ct.Config.Env))
 		if err != nil {
-			return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: container %s: %w", run, name, err)
+			return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: attach %s: container %s: %w", run, name, err)
 		}
 		if spec.Name == "" {
 			spec = s
-		} else if s.Name != spec.Name || !slices.Equal(s.Members, spec.Members) || s.Algorithm != spec.Algorithm || s.Quorum != spec.Quorum || !maps.Equal(s.Options, spec.Options) {
-			return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: container %s belongs to another cluster (%s, members %v) than the rest (%s, members %v)", run, name, s.Name, s.Members, spec.Name, spec.Members)
+		} else if !sameCluster(s, spec) {
+			return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: attach %s: container %s belongs to another cluster (%s) than the rest (%s)", run, name, clusterText(s), clusterText(spec))
 		}
-		if b.nodes[id] != nil {
-			return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: two containers claim node %d (%s and %s)", run, id, b.nodes[id].name, name)
+		if other, ok := seen[id]; ok {
+			return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: attach %s: two containers claim node %d (%s and %s)", run, id, other, name)
 		}
-		if !b.cfg.imageSet && ct.Config.Image != "" {
-			// Helpers run from the nodes' own image: it holds the
-			// netfilter command of the same build.
-			b.cfg.image = ct.Config.Image
-		}
-		b.nodes[id] = newNode(id, name, ct.ID, nil)
-		procs = append(procs, proc{id, ct.State != nil && ct.State.Running, ct.State != nil && ct.State.Paused})
+		seen[id] = name
+		found = append(found, foundNode{id: id, name: name, cid: ct.ID, image: ct.Config.Image,
+			running: ct.State != nil && ct.State.Running, paused: ct.State != nil && ct.State.Paused})
 	}
 	for _, id := range spec.Members {
-		if b.nodes[id] == nil {
-			return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: node %d is a member but has no container", run, id)
+		if _, ok := seen[id]; !ok {
+			return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: attach %s: node %d is a member but has no container", run, id)
 		}
 	}
-	// The world starts with every node down and nothing in force; what
-	// the engine says of each process is applied to it.
-	b.mu.Lock()
-	b.spec = spec
-	for _, p := range procs {
-		b.adoptProcessLocked(p.id, p.running, p.paused)
+	if len(spec.Program) > 0 {
+		if spec.Algorithm, err = hostedProgram(ctx, cli, run, spec, found, wait); err != nil {
+			return chaos.ClusterSpec{}, nil, err
+		}
 	}
-	b.mu.Unlock()
-	return spec, nil
+	return spec, found, nil
+}
+
+// sameCluster says whether two nodes' environments describe one cluster.
+func sameCluster(a, b chaos.ClusterSpec) bool {
+	return a.Name == b.Name && slices.Equal(a.Members, b.Members) && a.Algorithm == b.Algorithm &&
+		slices.Equal(a.Program, b.Program) && a.Quorum == b.Quorum && maps.Equal(a.Options, b.Options)
+}
+
+func clusterText(s chaos.ClusterSpec) string {
+	what := "algorithm " + s.Algorithm
+	if len(s.Program) > 0 {
+		what = "program " + strings.Join(s.Program, " ")
+	}
+	return fmt.Sprintf("%s, members %v, %s, quorum %s", s.Name, s.Members, what, s.Quorum.Text())
 }
 
 // specFromEnv reads a cluster's shape from one node's environment, the
@@ -201,12 +260,26 @@ func specFromEnv(env map[string]string) (chaos.ClusterSpec, election.NodeID, err
 	if s.Name == "" {
 		s.Name = "ringleader"
 	}
+	if s.Quorum, err = election.ParseQuorum(env["RINGLEADER_QUORUM"]); err != nil {
+		return s, 0, fmt.Errorf("RINGLEADER_QUORUM: %w", err)
+	}
+	if p := strings.Fields(env["RINGLEADER_PROGRAM"]); len(p) > 0 {
+		// The node hosts a program and reads no algorithm: its name,
+		// claims and message classes are what the node's own probe
+		// found (hostedProgram).
+		s.Program = p
+		if s.Quorum == election.QuorumDefault {
+			s.Quorum = election.NoQuorum // the node's default for a program
+		}
+		if strings.TrimSpace(env["RINGLEADER_OPTIONS"]) != "" {
+			return s, 0, fmt.Errorf("RINGLEADER_OPTIONS %q beside RINGLEADER_PROGRAM: a program takes no options (its node refuses to start)", env["RINGLEADER_OPTIONS"])
+		}
+		s.Options = election.Options{}
+		return s, election.NodeID(id), timingFromEnv(&s, env)
+	}
 	s.Algorithm = env["RINGLEADER_ALGORITHM"]
 	if s.Algorithm == "" {
 		s.Algorithm = "bully"
-	}
-	if s.Quorum, err = election.ParseQuorum(env["RINGLEADER_QUORUM"]); err != nil {
-		return s, 0, fmt.Errorf("RINGLEADER_QUORUM: %w", err)
 	}
 	if s.Options, err = election.ParseOptions(env["RINGLEADER_OPTIONS"]); err != nil {
 		return s, 0, fmt.Errorf("RINGLEADER_OPTIONS: %w", err)
@@ -218,18 +291,24 @@ func specFromEnv(env map[string]string) (chaos.ClusterSpec, election.NodeID, err
 			return s, 0, fmt.Errorf("RINGLEADER_QUORUM, RINGLEADER_OPTIONS: %w", err)
 		}
 	}
+	return s, election.NodeID(id), timingFromEnv(&s, env)
+}
+
+// timingFromEnv reads the node's timeouts, the node's defaults where unset.
+func timingFromEnv(s *chaos.ClusterSpec, env map[string]string) error {
 	for _, d := range []struct {
 		name string
 		dst  *time.Duration
 	}{{"RINGLEADER_HEARTBEAT", &s.Timing.Heartbeat}, {"RINGLEADER_SUSPICION", &s.Timing.Suspicion}, {"RINGLEADER_ANSWER", &s.Timing.Answer}} {
 		if v := env[d.name]; v != "" {
+			var err error
 			if *d.dst, err = time.ParseDuration(v); err != nil {
-				return s, 0, fmt.Errorf("%s: %w", d.name, err)
+				return fmt.Errorf("%s: %w", d.name, err)
 			}
 		}
 	}
 	s.Timing = s.Timing.WithDefaults()
-	return s, election.NodeID(id), nil
+	return nil
 }
 
 func envMap(env []string) map[string]string {
@@ -393,14 +472,22 @@ func (b *Backend) detach(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// snapshot starts the history of an attached cluster: at this instant, one
-// view record per running node with the view its log shows last (carrying
-// that line's boot and seq, so the records that follow continue its
-// sequence), and from now on every line is recorded.
+// snapshot starts the history of an attached cluster: at this instant,
+// the faults in force as found (nodes down or paused, cuts, loss, delay,
+// clocks: chaos.State.InForce, each an invoke and an ok noted
+// chaos.InForceNote, so that a replay starts from the world as it is and
+// no failover is measured from them), then one view record per running
+// node with the view its log shows last (carrying that line's boot and
+// seq, so the records that follow continue its sequence); from now on
+// every line is recorded.
 func (b *Backend) snapshot() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := time.Now()
+	for _, f := range b.world.InForce(b.spec.Members) {
+		b.appendRecordLocked(f.Record(now, "", history.FaultInvoke, "", nil))
+		b.appendRecordLocked(f.Record(now, "", history.FaultOK, chaos.InForceNote, nil))
+	}
 	for _, id := range b.spec.Members {
 		n := b.nodes[id]
 		v, ok := b.world.Views[id]

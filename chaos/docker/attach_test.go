@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/internal/dockertest"
@@ -61,6 +62,13 @@ func TestAttachSeesTheRunningClusterAndLeavesIt(t *testing.T) {
 		if r.Kind == history.KindBoot {
 			t.Errorf("an attached history holds a boot from before the attach: %+v", r)
 		}
+	}
+	// It begins with the faults in force, so that its replay starts from
+	// the world as found.
+	tl := check.NewTimeline(recs, ids(1, 2, 3))
+	if replayed := tl.StateAt(tl.End); !maps.Equal(replayed.Cut, st.Cut) || !maps.Equal(replayed.Loss, st.Loss) || !maps.Equal(replayed.Delay, st.Delay) || !maps.Equal(replayed.Clocks, st.Clocks) {
+		t.Errorf("the attached history replays to cuts %v, loss %v, delay %v, clocks %v; the cluster holds %v, %v, %v, %v",
+			replayed.Cut, replayed.Loss, replayed.Delay, replayed.Clocks, st.Cut, st.Loss, st.Delay, st.Clocks)
 	}
 
 	// The attached world is the one faults work on: heal lifts what the
@@ -138,5 +146,51 @@ func TestDelayHelperCommandIsReadBack(t *testing.T) {
 	}
 	if _, ok := parseDelayArgs([]string{"netfilter", "apply", "--drop-out", "10.0.0.2"}); ok {
 		t.Fatal("an apply helper read as a delay")
+	}
+}
+
+// TestSpecFromEnvReadsAProgramNode: a node that hosts a program reads no
+// algorithm; its quorum defaults to none, as the node's does, and options
+// beside a program are a cluster that never booted.
+func TestSpecFromEnvReadsAProgramNode(t *testing.T) {
+	env := map[string]string{
+		"RINGLEADER_ID": "1", "RINGLEADER_PEERS": "1=node1,2=node2", "RINGLEADER_CLUSTER": "compose",
+		"RINGLEADER_ALGORITHM": "bully", "RINGLEADER_PROGRAM": "python3  /program/bully.py",
+	}
+	s, _, err := specFromEnv(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s.Program, []string{"python3", "/program/bully.py"}) || s.Algorithm != "" || s.Quorum != election.NoQuorum || len(s.Options) != 0 {
+		t.Fatalf("got %+v; want the program's two words, no algorithm yet, quorum none, no options", s)
+	}
+	env["RINGLEADER_OPTIONS"] = "prevote=true"
+	if _, _, err := specFromEnv(env); err == nil || !strings.Contains(err.Error(), "a program takes no options") {
+		t.Fatalf("options beside a program: %v", err)
+	}
+}
+
+// TestRegisterHostedTakesTheNodesWordForTheProgramTheyRun: a boot line
+// about another program, or another quorum mode, than the containers'
+// environment says is refused; a matching one registers the program.
+func TestRegisterHostedTakesTheNodesWordForTheProgramTheyRun(t *testing.T) {
+	spec := chaos.ClusterSpec{Name: "c", Program: []string{"/program/attach-test-prog"}, Quorum: election.NoQuorum}
+	pb := history.ProgramBoot{Node: 1, Boot: "b", Quorum: "none", Program: "/program/attach-test-prog", Claims: []election.Property{election.Agreement}}
+	name, err := registerHosted("c", "rl-c-node1", spec, pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err := election.Lookup(name); err != nil || !a.Claim(election.NoQuorum, election.Agreement) {
+		t.Fatalf("registered %s: %+v, %v", name, a, err)
+	}
+	other := pb
+	other.Program = "/program/another"
+	if _, err := registerHosted("c", "rl-c-node1", spec, other); err == nil || !strings.Contains(err.Error(), `names the program "/program/another"`) {
+		t.Errorf("another program: %v", err)
+	}
+	other = pb
+	other.Quorum = "majority"
+	if _, err := registerHosted("c", "rl-c-node1", spec, other); err == nil || !strings.Contains(err.Error(), "says quorum majority, its environment none") {
+		t.Errorf("another quorum: %v", err)
 	}
 }

@@ -100,6 +100,12 @@ func runID(t *testing.T) string {
 // followed by the check that nothing labelled with the run remains.
 func startCluster(t *testing.T, n int) (*Backend, *history.Memory) {
 	t.Helper()
+	return startSpec(t, func(run string) chaos.ClusterSpec { return spec(run, n) })
+}
+
+// startSpec is startCluster for the cluster specOf(run) describes.
+func startSpec(t *testing.T, specOf func(run string) chaos.ClusterSpec) (*Backend, *history.Memory) {
+	t.Helper()
 	dockertest.Require(t)
 	if buildErr != nil {
 		t.Fatalf("building %s: %v", testImage, buildErr)
@@ -120,7 +126,7 @@ func startCluster(t *testing.T, n int) (*Backend, *history.Memory) {
 			t.Errorf("after Close, still labelled with run %s: %v", run, left)
 		}
 	})
-	if err := b.Start(ctx, spec(run, n), mem); err != nil {
+	if err := b.Start(ctx, specOf(run), mem); err != nil {
 		t.Fatalf("start: %v", err)
 	}
 	lastInvoke = time.Now()

@@ -83,7 +83,7 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	}
 	b.nodeImage = b.cfg.image
 	if len(spec.Program) > 0 {
-		if b.nodeImage, b.programLine, err = buildProgramImage(ctx, cli, b.cfg.image, spec, b.cfg.progress); err != nil {
+		if b.nodeImage, b.programLine, err = buildProgramImage(ctx, cli, b.cfg.image, spec.Program, spec.ProgramImage, nil, b.cfg.progress); err != nil {
 			return err
 		}
 	}

@@ -33,6 +33,14 @@ type world struct {
 	// watch opens what `ringleader watch` reads a running cluster through,
 	// and what closes it; nil: nothing to watch.
 	watch func(ctx context.Context) (watch.Engine, func() error, error)
+	// describe reads a running cluster's shape without attaching (for a
+	// cluster of programs, the program as its nodes describe it,
+	// registered in this process); programCommand is the command line a
+	// program runs as in this world's nodes. run --attach compares the
+	// two for a scenario that names a program, so that the program is
+	// never started here.
+	describe       func(ctx context.Context, run string) (chaos.ClusterSpec, error)
+	programCommand func(argv []string, runtime string) (string, error)
 }
 
 // worldOptions are the command-line settings a backend takes.
@@ -51,7 +59,9 @@ var worlds = map[string]world{
 		attach: func(o worldOptions) chaos.Attacher {
 			return docker.New(docker.WithBuild(false), docker.WithWarnings(o.warnings), docker.WithProgress(o.progress))
 		},
-		defaultRun: docker.ComposeRun,
+		defaultRun:     docker.ComposeRun,
+		describe:       docker.Describe,
+		programCommand: docker.ProgramCommand,
 		watch: func(ctx context.Context) (watch.Engine, func() error, error) {
 			cli, err := docker.NewClient(ctx)
 			if err != nil {

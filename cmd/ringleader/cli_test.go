@@ -61,7 +61,7 @@ func TestTheSameMistakeGetsTheSameShapeEverywhere(t *testing.T) {
 		want string
 	}
 	var cases []mistake
-	for _, cmd := range [][]string{{"clean"}, {"conform"}, {"fault"}, {"reap"}, {"run"}, {"tap"}, {"watch"}, {"node"}, {"sim", "complexity"}, {"sim", "explore"}, {"netfilter", "delay"}} {
+	for _, cmd := range [][]string{{"clean"}, {"conform"}, {"fault"}, {"image"}, {"reap"}, {"run"}, {"tap"}, {"watch"}, {"node"}, {"sim", "complexity"}, {"sim", "explore"}, {"netfilter", "delay"}} {
 		name := "ringleader " + strings.Join(cmd, " ")
 		cases = append(cases, mistake{append(cmd[:len(cmd):len(cmd)], "--no-such-flag"),
 			name + ": flag provided but not defined: --no-such-flag (see 'ringleader help " + strings.Join(cmd, " ") + "')"})

@@ -91,7 +91,11 @@ func runCmd(args []string) int {
 		return 2
 	}
 
-	if code := registerPrograms(scs, f.backend, os.Stderr); code != 0 {
+	if f.attach != "" {
+		if code := attachPrograms(context.Background(), scs, worlds[liveWorld], f.attach, os.Stderr); code != 0 {
+			return code
+		}
+	} else if code := registerPrograms(scs, f.backend, os.Stderr); code != 0 {
 		return code
 	}
 	defer program.CloseAll()
