@@ -27,7 +27,7 @@ func init() {
 
 func conformCmd(args []string) int { return runConform(args, os.Stdout, os.Stderr) }
 
-const conformUsage = `Usage: ringleader conform --program "COMMAND ARGS" [--quorum none|majority] [--n 5] [--schedules 300] [--seed 1] [--json] [--save DIR]
+const conformUsage = `Usage: ringleader conform --program "COMMAND ARGS" [--quorum none|majority] [--n 5] [--schedules 300] [--seed 1] [--json] [--save DIR [--image IMAGE]]
        ringleader conform --algorithm NAME [flags]
 
 Runs the conformance suite every built-in algorithm passes (package
@@ -72,7 +72,7 @@ type conformFlags struct {
 	n, schedules               int
 	seed                       int64
 	asJSON                     bool
-	save                       string
+	save, image                string
 	shrinkTime                 time.Duration
 }
 
@@ -87,6 +87,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&f.seed, "seed", 1, "seed of the ring arrangement, the simulator and the exploration")
 	fs.BoolVar(&f.asJSON, "json", false, "print the report as one JSON object")
 	fs.StringVar(&f.save, "save", "", "shrink the first failing schedule of each violated claim and write it as a scenario file in `DIR`")
+	fs.StringVar(&f.image, "image", "", "with --program and --save: the image that holds the program's runtime on the docker backend, written into the saved files (cluster.image)")
 	fs.DurationVar(&f.shrinkTime, "shrink-time", 2*time.Minute, "with --save: stop shrinking after this long in all, keeping the smallest schedules found")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), conformUsage)
@@ -160,7 +161,7 @@ func runSuite(subject conformSubject, f conformFlags, stderr io.Writer) (conform
 		out.Modes = append(out.Modes, rep.Modes...)
 	}
 	if f.save != "" {
-		out.Saved = shrinkViolations(out.Modes, f.save, f.shrinkTime, stderr)
+		out.Saved = shrinkViolations(out.Modes, f.save, f.image, f.shrinkTime, stderr)
 	}
 	out.Pass = out.pass()
 	return out, nil
@@ -182,6 +183,8 @@ func (f conformFlags) validate(fs *flag.FlagSet, stderr io.Writer) int {
 		return usageErrorTo(stderr, "conform", "--schedules %d: need at least one", f.schedules)
 	case f.shrinkTime <= 0:
 		return usageErrorTo(stderr, "conform", "--shrink-time %v: must be positive", f.shrinkTime)
+	case f.image != "" && (f.program == "" || f.save == ""):
+		return usageErrorTo(stderr, "conform", "--image %s: it names a program's image in the files --save writes: give --program and --save", f.image)
 	}
 	if _, err := election.ParseQuorum(f.quorum); err != nil {
 		return usageErrorTo(stderr, "conform", "--%v", err)
@@ -331,7 +334,7 @@ func (r conformReport) saved(q election.QuorumMode, p check.Name) (savedSchedule
 
 // shrinkViolations shrinks the first failing schedule of each violated
 // claim and saves it under dir, within shrinkTime in all.
-func shrinkViolations(modes []conformance.Mode, dir string, shrinkTime time.Duration, stderr io.Writer) []savedSchedule {
+func shrinkViolations(modes []conformance.Mode, dir, image string, shrinkTime time.Duration, stderr io.Writer) []savedSchedule {
 	so := explore.ShrinkOptions{Deadline: time.Now().Add(shrinkTime),
 		Progress: func(line string) { fmt.Fprintf(stderr, "shrink: %s\n", line) }}
 	var out []savedSchedule
@@ -346,9 +349,11 @@ func shrinkViolations(modes []conformance.Mode, dir string, shrinkTime time.Dura
 			if !ok {
 				continue // kept in the report only (past explore.Options.Keep)
 			}
-			sh, err := explore.Shrink(m.Explore, sc, c.Property, so)
+			eo := m.Explore
+			eo.Image = image
+			sh, err := explore.Shrink(eo, sc, c.Property, so)
 			if err == nil {
-				sh.File, err = explore.Save(m.Explore, sh, dir)
+				sh.File, err = explore.Save(eo, sh, dir)
 			}
 			if err != nil {
 				fmt.Fprintf(stderr, "shrink: %v\n", err)

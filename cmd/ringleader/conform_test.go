@@ -133,7 +133,7 @@ func TestConformPassesThePythonExampleWhichDeclinesAMajority(t *testing.T) {
 func TestConformReportsAViolatedClaimWithItsCounterexample(t *testing.T) {
 	prog := testProgram(t, "lowest-wins")
 	save := t.TempDir()
-	args := []string{"conform", "--program", prog, "--quorum", "none", "--schedules", "10", "--save", save}
+	args := []string{"conform", "--program", prog, "--quorum", "none", "--schedules", "10", "--save", save, "--image", "ringleader-test:runtime"}
 	r := ringleader(t, args...)
 	r.wantCode(t, 1, args...)
 	wantContains(t, "stdout", r.stdout,
@@ -151,8 +151,12 @@ func TestConformReportsAViolatedClaimWithItsCounterexample(t *testing.T) {
 		t.Errorf("--quorum none ran a majority too:\n%s", r.stdout)
 	}
 
-	// The saved scenario names the program and expects bully-max to
-	// fail: it passes exactly when the failure reproduces.
+	// The saved scenario names the program, and the image --image gave
+	// for containers, and expects bully-max to fail: it passes exactly
+	// when the failure reproduces.
+	if b, err := os.ReadFile(file); err != nil || !strings.Contains(string(b), "image: ringleader-test:runtime\n") {
+		t.Errorf("the saved file (%v) does not carry --image as cluster.image:\n%s", err, b)
+	}
 	args = []string{"run", "--backend", "sim", file, "--store", t.TempDir()}
 	r = ringleader(t, args...)
 	r.wantCode(t, 0, args...)
@@ -203,6 +207,8 @@ func TestConformRefusesWhatItCannotRun(t *testing.T) {
 		{[]string{"--algorithm", "bully", "--schedules", "0"}, []string{"--schedules 0: need at least one"}},
 		{[]string{"--algorithm", "bully", "--n", "0"}, []string{"--n 0: need at least one node"}},
 		{[]string{"--algorithm", "bully", "--save", file}, []string{"ringleader conform: --save " + file}},
+		{[]string{"--algorithm", "bully", "--save", dir, "--image", "img"}, []string{"ringleader conform: --image img: it names a program's image in the files --save writes: give --program and --save"}},
+		{[]string{"--program", "x", "--image", "img"}, []string{"ringleader conform: --image img: it names a program's image"}},
 		{[]string{"--program", "/nonexistent/prog"}, []string{"ringleader conform: --program: program /nonexistent/prog: start /nonexistent/prog"}},
 		{[]string{"--program", failing, "--quorum", "majority"}, []string{"ringleader conform: --program: program " + failing + ": the probe start: program exited (exit status 3)", "| cannot parse my config"}},
 	} {

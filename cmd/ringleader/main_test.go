@@ -282,6 +282,36 @@ func TestShrunkSplitBrainIsSavedAsAScenarioThatRunPasses(t *testing.T) {
 	ringleader(t, bad...).wantCode(t, 2, bad...)
 }
 
+// TestExploreSavesAProgramsImageIntoItsFiles: a shrunk schedule of a
+// program, saved with --image, names the program and the image that
+// holds its runtime, so the file runs on the docker backend as it is;
+// --image without a program or --save is refused before exploring.
+func TestExploreSavesAProgramsImageIntoItsFiles(t *testing.T) {
+	dir := t.TempDir()
+	prog := testProgram(t, "lowest-wins")
+	args := []string{"sim", "explore", "--program", prog, "--n", "3", "--schedules", "3", "--seed", "1",
+		"--shrink", "--shrink-max", "1", "--save", dir, "--image", "ringleader-test:runtime"}
+	r := ringleader(t, args...)
+	r.wantCode(t, 1, args...)
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("saved %v (%v), want one file\n%s%s", files, err, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantContains(t, files[0], string(b), "program: ["+strings.Join(strings.Fields(prog), ", ")+"]", "image: ringleader-test:runtime\n")
+	for _, bad := range [][]string{
+		{"sim", "explore", "--algorithm", "bully", "--shrink", "--save", dir, "--image", "img"},
+		{"sim", "explore", "--program", prog, "--image", "img"},
+	} {
+		r := ringleader(t, bad...)
+		r.wantCode(t, 2, bad...)
+		wantContains(t, "stderr", r.stderr, "ringleader sim explore: --image img: it names a program's image in the files --save writes: give --program and --save")
+	}
+}
+
 func TestPlainBullyExploreTextOutputPrintsTheReplayCommands(t *testing.T) {
 	args := []string{"sim", "explore", "--algorithm", "bully", "--n", "5", "--schedules", "20", "--seed", "1"}
 	r := ringleader(t, args...)

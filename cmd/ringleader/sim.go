@@ -60,7 +60,7 @@ Flags:
 `
 
 const simExploreUsage = `Usage: ringleader sim explore --algorithm A --n N --schedules K --seed S [--quorum majority] [--option NAME=VALUE]... [--kinds K,...] [--json] [--shrink [--save DIR]]
-       ringleader sim explore --program "COMMAND ARGS" ... (a program of your own: docs/protocol.md)
+       ringleader sim explore --program "COMMAND ARGS" [--image IMAGE] ... (a program of your own: docs/protocol.md)
 
 K random fault schedules (crashes, pauses, partitions, one-way and
 non-transitive cuts, loss, delay), each ending with a heal and a quiet
@@ -69,8 +69,10 @@ comes with the command that replays it. Schedules are scenario steps:
 --shrink minimises each failing one while the same checker still fails, and
 --save DIR writes it as DIR/<algorithm>-<checker>-<seed>.yaml, a scenario
 file that 'ringleader run' passes exactly when the failure reproduces, in
-the simulator or in containers. Progress goes to stderr: a bar with rate
-and time left on a terminal, a line every few seconds otherwise.
+the simulator or in containers (for a program that needs an interpreter
+there, --image names the image that holds it, written into the files).
+Progress goes to stderr: a bar with rate and time left on a terminal, a
+line every few seconds otherwise.
 
 Exit status: 0 every claimed property held, 1 one failed (or the work
 failed), 2 bad flags.
@@ -330,6 +332,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("explore", simExploreUsage)
 	algName := fs.String("algorithm", "", "algorithm name (this or --program)")
 	progLine := fs.String("program", "", "instead of --algorithm: a program's command line, speaking docs/protocol.md (\"python3 examples/bully-python/bully.py\")")
+	image := fs.String("image", "", "with --program and --save: the image that holds the program's runtime on the docker backend, written into the saved files (cluster.image; \"ringleader-python:bookworm\")")
 	n := fs.Int("n", 5, "node count (IDs 1..n)")
 	schedules := fs.Int("schedules", 1000, "number of random fault schedules")
 	seed := fs.Int64("seed", 1, "top-level seed; schedule 0 uses it as is, so --schedules 1 --seed X replays the schedule with seed X")
@@ -355,6 +358,8 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case *save != "" && !*shrink:
 		return badFlag(stderr, "explore", fmt.Errorf("--save writes shrunk schedules: add --shrink"))
+	case *image != "" && (*progLine == "" || *save == ""):
+		return badFlag(stderr, "explore", fmt.Errorf("--image %s: it names a program's image in the files --save writes: give --program and --save", *image))
 	case *shrinkMax < 1 || *shrinkSeeds < 1 || *shrinkBudget < 1 || *shrinkTime <= 0:
 		return badFlag(stderr, "explore", fmt.Errorf("--shrink-max, --shrink-seeds, --shrink-budget and --shrink-time must be positive"))
 	}
@@ -400,7 +405,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	opts := explore.Options{
 		Algorithm: alg.Name, N: *n, Quorum: q, Options: algOpts, Schedules: *schedules, Seed: *seed,
-		MaxFaults: *faults, Workers: *workers,
+		MaxFaults: *faults, Workers: *workers, Image: *image,
 	}
 	if *kindList != "" {
 		opts.Kinds = strings.Split(*kindList, ",")

@@ -49,6 +49,10 @@ type Options struct {
 	Quorum  election.QuorumMode
 	Options election.Options
 	Timing  election.Timing
+	// Image, for a program, is the image it runs in on the docker backend
+	// (cluster.image): the simulator does not use it, saved scenario files
+	// carry it, so that one of an interpreted program runs in containers.
+	Image string
 	// Schedules to run; Seed is the top-level seed.
 	Schedules int
 	Seed      int64
@@ -446,7 +450,7 @@ func spec(o Options, seed int64) chaos.ClusterSpec {
 func cluster(o Options) scenario.Cluster {
 	c := scenario.Cluster{Algorithm: o.Algorithm, IDs: o.Members, Quorum: o.Quorum, Options: o.Options, Timing: o.Timing}
 	if p, ok := program.Lookup(o.Algorithm); ok {
-		c.Program = p.Command()
+		c.Program, c.Image = p.Command(), o.Image
 	}
 	return c
 }
