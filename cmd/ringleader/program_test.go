@@ -111,6 +111,38 @@ func TestRunHostsAStaticProgramInContainers(t *testing.T) {
 	wantContains(t, "stdout", r.stdout, "own-bully-docker", "PASS")
 }
 
+// runShippedGoScenario runs examples/bully-go/split-brain-quorum.yaml as
+// its description says to, from the repository's root: examples/bully-go
+// built static as bin/bully-go (the build outputs' directory, ignored by
+// git), which the scenario names.
+func runShippedGoScenario(t *testing.T, backend string) {
+	t.Helper()
+	build := exec.Command("go", "build", "-o", "bin/bully-go", "./examples/bully-go")
+	build.Dir, build.Env = "../..", append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	args := []string{"run", "--backend", backend, "examples/bully-go/split-brain-quorum.yaml", "--store", t.TempDir()}
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = "../.."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("ringleader %v: %v\n%s", args, err, out)
+	}
+	wantContains(t, "output", string(out), "go-bully-split-brain-quorum  1/1  7/7", "pass            pass", "PASS")
+}
+
+// TestRunsTheShippedGoScenario: the Go example's shipped scenario passes
+// in the simulator, its no-split-brain and epoch-safety claims included.
+func TestRunsTheShippedGoScenario(t *testing.T) { runShippedGoScenario(t, "sim") }
+
+// TestRunsTheShippedGoScenarioInContainers: and in containers, the static
+// program in the FROM-scratch node image.
+func TestRunsTheShippedGoScenarioInContainers(t *testing.T) {
+	dockertest.Require(t)
+	runShippedGoScenario(t, "docker")
+}
+
 // TestRunsTheShippedPythonScenarioInContainers runs the Python example's
 // scenario on the docker backend, in the image examples/bully-python/
 // image.sh builds. Without that image the test is skipped, naming the
