@@ -210,9 +210,5 @@ func (s Spec) Clone() Spec {
 
 // IDList formats IDs as the scenario files write them: [1,2,3].
 func IDList(ids []election.NodeID) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = fmt.Sprint(int(id))
-	}
-	return "[" + strings.Join(parts, ",") + "]"
+	return string(append(election.AppendIDs([]byte{'['}, ids), ']'))
 }

@@ -807,18 +807,7 @@ func faultSpans(recs []history.Record, members []election.NodeID, end time.Time)
 	return spans
 }
 
-func idList(ids []election.NodeID) string { return string(appendIDList(nil, ids)) }
-
-// appendIDList appends ids as idList writes them.
-func appendIDList(b []byte, ids []election.NodeID) []byte {
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, int64(id), 10)
-	}
-	return b
-}
+func idList(ids []election.NodeID) string { return string(election.AppendIDs(nil, ids)) }
 
 // faultLabel is the short human name of a fault: "kill 5",
 // "partition {1,2,3}|{4,5}", "cut 1→2", "heal".
@@ -831,7 +820,7 @@ func faultLabel(s FaultSpan) string {
 	// isolated leader) is one of its groups already, and naming it twice
 	// read as "partition 5 {5}|{1,2,3,4}".
 	if len(s.Nodes) > 0 && len(s.Groups)+len(s.Links) == 0 {
-		b = appendIDList(append(b, ' '), s.Nodes)
+		b = election.AppendIDs(append(b, ' '), s.Nodes)
 	}
 	if len(s.Groups) > 0 {
 		b = append(b, ' ')
@@ -839,7 +828,7 @@ func faultLabel(s FaultSpan) string {
 			if i > 0 {
 				b = append(b, '|')
 			}
-			b = append(appendIDList(append(b, '{'), g), '}')
+			b = append(election.AppendIDs(append(b, '{'), g), '}')
 		}
 	}
 	for _, l := range s.Links {

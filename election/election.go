@@ -15,12 +15,26 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"time"
 )
 
 // NodeID identifies a node. IDs are positive; 0 means "nobody" (for example
 // an undecided view's leader, or a broadcast's recipient).
 type NodeID int
+
+// AppendIDs appends ids to b as "1,2,3": how every text of the project
+// (fault targets, labels, verdicts, transcripts) writes a list of nodes,
+// in whatever brackets it puts around it.
+func AppendIDs(b []byte, ids []NodeID) []byte {
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(id), 10)
+	}
+	return b
+}
 
 // None is the zero NodeID: no leader, no recipient.
 const None NodeID = 0

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/check"
@@ -297,14 +296,7 @@ func ReadResult(path string) (*Result, error) {
 
 func idsText(ids []election.NodeID) string { return string(appendIDs(nil, ids)) }
 
-// appendIDs appends ids as idsText writes them.
+// appendIDs appends ids as idsText writes them: "{1,2,3}".
 func appendIDs(b []byte, ids []election.NodeID) []byte {
-	b = append(b, '{')
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, int64(id), 10)
-	}
-	return append(b, '}')
+	return append(election.AppendIDs(append(b, '{'), ids), '}')
 }

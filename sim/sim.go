@@ -23,7 +23,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
@@ -902,10 +901,4 @@ func (s *Sim) emit(r history.Record) {
 	}
 }
 
-func idsString(ids []election.NodeID) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = strconv.Itoa(int(id))
-	}
-	return strings.Join(parts, ",")
-}
+func idsString(ids []election.NodeID) string { return string(election.AppendIDs(nil, ids)) }

@@ -493,7 +493,7 @@ func resolved(f chaos.Fault) string {
 }
 
 func idsText(ids []election.NodeID) string {
-	return strings.Trim(chaos.IDList(ids), "[]")
+	return string(election.AppendIDs(nil, ids))
 }
 
 func nodeArg(s string) (election.NodeID, error) {
