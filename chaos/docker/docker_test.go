@@ -389,29 +389,7 @@ func TestInterruptedRunLeavesNothing(t *testing.T) {
 	run := runID(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+run)
-	cmd.Stderr = testWriter{t}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { CleanRun(context.Background(), run, true) })
-	sc := bufio.NewScanner(out)
-	ready := false
-	for sc.Scan() {
-		if sc.Text() == "READY" {
-			ready = true
-			break
-		}
-	}
-	if !ready {
-		cmd.Wait()
-		t.Fatalf("the child never started its cluster")
-	}
+	cmd := startChildRun(ctx, t, run)
 	left, err := Leftovers(ctx, run)
 	if err != nil {
 		t.Fatal(err)
@@ -434,6 +412,39 @@ func TestInterruptedRunLeavesNothing(t *testing.T) {
 	}
 }
 
+// startChildRun starts this test binary as a child that starts a cluster
+// of run (childEnv; env adds to its environment) and returns once the
+// child says READY. Cleanup kills the child if it still runs and removes
+// what the run left.
+func startChildRun(ctx context.Context, t *testing.T, run string, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), childEnv+"="+run), env...)
+	cmd.Stderr = testWriter{t}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil { // not waited for by the test
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		CleanRun(context.Background(), run, true)
+	})
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if sc.Text() == "READY" {
+			return cmd
+		}
+	}
+	t.Fatalf("the child never started its cluster")
+	return nil
+}
+
 // TestCleanLeavesARunALiveProcessOwns starts a run in another process
 // (without a reaper, so that only the owner label tells it is alive):
 // clean leaves it and names the owner; once that process is killed, the
@@ -446,24 +457,7 @@ func TestCleanLeavesARunALiveProcessOwns(t *testing.T) {
 	run := runID(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+run, childNoReaperEnv+"=1")
-	cmd.Stderr = testWriter{t}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait(); CleanRun(context.Background(), run, true) })
-	sc := bufio.NewScanner(out)
-	for ready := false; !ready; {
-		if !sc.Scan() {
-			t.Fatalf("the child never started its cluster")
-		}
-		ready = sc.Text() == "READY"
-	}
+	cmd := startChildRun(ctx, t, run, childNoReaperEnv+"=1")
 	c, err := CleanRun(ctx, run, false)
 	if err != nil {
 		t.Fatal(err)
