@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -160,4 +162,58 @@ func TestExplorerReportsANondeterministicProgram(t *testing.T) {
 			t.Errorf("%s: report %q does not name the first differing record", c.mode, got)
 		}
 	}
+}
+
+// TestAProgramBehindAWrapperIsEndedWithItsChildren: a program started
+// through a wrapper (a shell script whose child holds the pipes, as
+// `cargo run` or `npm start` do) that never answers is refused after the
+// timeout like any hung program, and the wrapper's child is ended with
+// it: the whole process group goes, so nothing holds the pipes.
+func TestAProgramBehindAWrapperIsEndedWithItsChildren(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	script := filepath.Join(dir, "hang.sh")
+	body := "#!/bin/sh\nsleep 600 &\necho $! > " + pidFile + "\nwait\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := program.Register([]string{script}, election.NoQuorum, ids(3), election.Timing{}, program.Options{Timeout: 300 * time.Millisecond})
+		done <- err
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute): // a bound on a hang, not a timing goal
+		t.Fatal("Register of a wrapper whose child never answers still waits after a minute: the child holds the pipe")
+	}
+	if err == nil || !strings.Contains(err.Error(), "did not answer event seq 1 (start) within 300ms") {
+		t.Fatalf("Register: %v; want the probe start refused as unanswered", err)
+	}
+	b, rerr := os.ReadFile(pidFile)
+	if rerr != nil {
+		t.Fatalf("the wrapper never wrote its child's PID: %v", rerr)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	for deadline := time.Now().Add(30 * time.Second); alive(pid); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the wrapper's child %d still runs after the program was ended", pid)
+		}
+	}
+}
+
+// alive reports whether pid is a process that has not exited (a zombie
+// waiting for its reaper has).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// pid (comm) STATE ...; comm may hold spaces, so read after the last ')'.
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
 }

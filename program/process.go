@@ -40,6 +40,7 @@ type process struct {
 	// program's pipe ends them.
 	watchdog *time.Timer
 	expired  atomic.Bool
+	killOnce sync.Once
 }
 
 // launch starts argv with its stdin and stdout as pipes of our own (so
@@ -61,6 +62,14 @@ func launch(argv []string, timeout time.Duration) (*process, error) {
 		stderr: &tail{}, waited: make(chan struct{}),
 	}
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
+	// The program leads a process group of its own, and every end of it
+	// ends the whole group: a program started through a wrapper (a
+	// shell script, cargo run, npm start, poetry run) is a child of the
+	// wrapper, holds the pipes, and would outlive a kill of the wrapper
+	// alone, keeping every read of its answer waiting.
+	// Pdeathsig ends the program if this process dies without a word
+	// (SIGKILL); every other ending of ours ends the group (CloseAll).
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// A child of the program that keeps its stderr open must not hold
 	// up Wait (and the report) for long.
 	p.cmd.WaitDelay = time.Second
@@ -78,7 +87,7 @@ func launch(argv []string, timeout time.Duration) (*process, error) {
 	}()
 	p.watchdog = time.AfterFunc(time.Hour, func() {
 		p.expired.Store(true)
-		p.cmd.Process.Kill()
+		p.killGroup()
 	})
 	p.watchdog.Stop()
 	return p, nil
@@ -179,7 +188,7 @@ func (p *process) exitStatus() string {
 	select {
 	case <-p.waited:
 	case <-time.After(time.Second):
-		p.cmd.Process.Kill()
+		p.killGroup()
 		<-p.waited
 	}
 	if p.waitErr == nil {
@@ -198,13 +207,42 @@ func (p *process) fail(err error) error {
 	return fmt.Errorf("%w (its stderr was empty)", err)
 }
 
-// kill ends the process and waits for it (and for its stderr to drain).
+// kill ends the process's whole group and waits for the program (and
+// for its stderr to drain, at most cmd.WaitDelay).
+// It is idempotent.
 func (p *process) kill() {
-	p.watchdog.Stop()
+	p.killOnce.Do(func() {
+		p.watchdog.Stop()
+		p.killGroup()
+		<-p.waited
+		p.in.Close()
+		p.out.Close()
+	})
+}
+
+// ended reports whether the program has exited.
+func (p *process) ended() bool {
+	select {
+	case <-p.waited:
+		return true
+	default:
+		return false
+	}
+}
+
+// killGroup sends SIGKILL to the program's process group: the program
+// and whatever it started that stayed in its group. (A descendant that
+// made a session of its own, as a daemon does, is out of reach; one that
+// holds the pipes then holds up a read until it exits.)
+func (p *process) killGroup() error {
+	if p.cmd.Process == nil {
+		return nil
+	}
+	// The group's ID is the program's PID (Setpgid). The program itself
+	// is killed too, in case it already left the group.
+	err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	p.cmd.Process.Kill()
-	<-p.waited
-	p.in.Close()
-	p.out.Close()
+	return err
 }
 
 // tail keeps the last tailLines lines (at most tailBytes bytes) of what a

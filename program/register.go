@@ -34,6 +34,9 @@ type Program struct {
 	mu       sync.Mutex
 	idle     []*process
 	launched int
+	// live are the processes started and not yet seen ended, idle or
+	// playing a machine: CloseAll ends them all.
+	live []*process
 }
 
 // Launched is how many processes of the program were started so far: one
@@ -195,7 +198,15 @@ func (p *Program) get() (*process, error) {
 	}
 	p.launched++
 	p.mu.Unlock()
-	return launch(p.argv, p.timeout)
+	proc, err := launch(p.argv, p.timeout)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.live = slices.DeleteFunc(p.live, (*process).ended)
+	p.live = append(p.live, proc)
+	p.mu.Unlock()
+	return proc, nil
 }
 
 // put keeps an idle process for the next machine.
@@ -219,12 +230,20 @@ func (p *Program) Close() {
 	}
 }
 
-// CloseAll closes every registered program (a command calls it before it
-// exits, a test in its cleanup).
+// CloseAll ends every process of every registered program, idle or still
+// playing a machine, with the process groups they lead (a command calls
+// it before it exits, a test in its cleanup): nothing a program started
+// outlives the run.
 func CloseAll() {
 	programsMu.Lock()
 	defer programsMu.Unlock()
 	for _, p := range programs {
-		p.Close()
+		p.mu.Lock()
+		live := p.live
+		p.live, p.idle = nil, nil
+		p.mu.Unlock()
+		for _, proc := range live {
+			proc.kill()
+		}
 	}
 }
