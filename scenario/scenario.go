@@ -41,6 +41,11 @@ type Scenario struct {
 	// LivenessBound is the liveness checker's bound after the last fault
 	// (zero: the checker's default).
 	LivenessBound time.Duration
+	// Seed, when set (seed: in a file), is the seed of the first
+	// repetition when the run is given none: a schedule the explorer
+	// saved carries the simulator seed it failed on, so the file alone
+	// replays that run.
+	Seed *int64
 }
 
 // Cluster is the cluster a scenario starts.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/election/bully"
 	"github.com/ringleader-dev/ringleader/internal/toyelection"
 	"github.com/ringleader-dev/ringleader/program"
 )
@@ -31,6 +32,21 @@ var testPrograms = map[string]election.Algorithm{
 		},
 	},
 	"claims-nothing": {Name: "claims-nothing", New: toyelection.NewMaxID, ElectionTypes: []string{"ELECTION"}},
+	// Bully as it is (correct in both modes), and a Bully that runs
+	// without a quorum whatever mode it is started in while claiming
+	// what the mode's Bully claims: split brain under a majority.
+	"bully":                bully.Algorithm(),
+	"bully-ignores-quorum": bullyIgnoringQuorum(),
+}
+
+func bullyIgnoringQuorum() election.Algorithm {
+	a := bully.Algorithm()
+	a.Name = "bully-ignores-quorum"
+	a.New = func(cfg election.Config) (election.Machine, error) {
+		cfg.Quorum = election.NoQuorum
+		return bully.New(cfg)
+	}
+	return a
 }
 
 func serveTestProgram(name string) int {
@@ -139,7 +155,7 @@ func TestConformReportsAViolatedClaimWithItsCounterexample(t *testing.T) {
 	wantContains(t, "stdout", r.stdout,
 		"  agreement  holds\n  bully-max  VIOLATED\n      FaultFreeElectionAgrees: ring [2 1 4 5 3]: leader 1, but the algorithm claims bully-max and 5 is the highest ID\n",
 		"      failed in 10 of 10 explored schedules; the first, schedule 0 (seed 1): bully-max: ",
-		"        replay: ringleader sim explore --program '"+prog+"' --n 5 --schedules 1 --seed 1\n",
+		"        replay: ringleader sim explore --program '"+prog+"' --n 5 --schedules 1 --seed 1 --quorum none\n",
 		"  liveness   holds\n",
 		"    FaultFreeElectionAgrees        FAIL  bully-max: ring [2 1 4 5 3]: leader 1",
 		"    RandomFaultSchedules           FAIL  schedule 0 (seed 1): bully-max: ",

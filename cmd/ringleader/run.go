@@ -31,6 +31,7 @@ type runFlags struct {
 	backend string
 	repeat  int
 	seed    int64
+	seedSet bool // --seed given: it overrides a scenario's seed:
 	store   string
 	json    bool
 	junit   string
@@ -44,7 +45,7 @@ func runCmd(args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.backend, "backend", "docker", "where the cluster runs: docker or sim")
 	fs.IntVar(&f.repeat, "repeat", 0, "run each scenario N times, a fresh cluster each time (default: the scenario's repeat:)")
-	fs.Int64Var(&f.seed, "seed", 0, "seed of the first repetition (repetition i uses seed+i-1; default: from the clock)")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of the first repetition (repetition i uses seed+i-1; default: the scenario's seed:, else from the clock)")
 	fs.StringVar(&f.store, "store", "store", "directory of run directories <store>/<scenario>/<time>/")
 	fs.BoolVar(&f.json, "json", false, "print every run's results as a JSON array on stdout")
 	fs.StringVar(&f.junit, "junit", "", "also write the runs as JUnit XML to `FILE` for CI: a testsuite per run, a testcase per expectation and checker")
@@ -73,9 +74,8 @@ func runCmd(args []string) int {
 	if f.repeat < 0 {
 		return usageError("run", "--repeat %d: want a positive count", f.repeat)
 	}
-	seedSet := false
-	fs.Visit(func(fl *flag.Flag) { seedSet = seedSet || fl.Name == "seed" })
-	if !seedSet {
+	fs.Visit(func(fl *flag.Flag) { f.seedSet = f.seedSet || fl.Name == "seed" })
+	if !f.seedSet {
 		f.seed = time.Now().UnixNano() % 1_000_000_000
 	}
 	if len(paths) == 0 {
@@ -167,9 +167,13 @@ runs:
 		if f.repeat > 0 {
 			reps = f.repeat
 		}
+		seed := f.seed
+		if sc.Seed != nil && !f.seedSet {
+			seed = *sc.Seed
+		}
 		for rep := 1; rep <= reps; rep++ {
 			res, err := harness.Run(ctx, sc, newBackend(), harness.Options{
-				Store: f.store, Seed: f.seed + int64(rep-1), Rep: rep, Reps: reps, Progress: stderr,
+				Store: f.store, Seed: seed + int64(rep-1), Rep: rep, Reps: reps, Progress: stderr,
 			})
 			if res != nil {
 				results = append(results, res)

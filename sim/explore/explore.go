@@ -258,14 +258,14 @@ func ReplayCommand(o Options, seed int64) string {
 		what = "--program '" + strings.Join(p.Command(), " ") + "'"
 	}
 	fmt.Fprintf(&b, "ringleader sim explore %s --n %d --schedules 1 --seed %d", what, len(o.Members), seed)
-	alg, _ := election.Lookup(o.Algorithm)
-	if o.Quorum != election.QuorumDefault && o.Quorum != alg.DefaultQuorum {
+	// The quorum mode and every option are spelt out, defaults too: a
+	// program is registered once per mode and reads none without the
+	// flag, and a default may change between versions.
+	if o.Quorum != election.QuorumDefault {
 		b.WriteString(" --quorum " + string(o.Quorum))
 	}
 	for _, k := range slices.Sorted(maps.Keys(o.Options)) {
-		if spec, err := alg.Option(k); err != nil || spec.Default != o.Options[k] {
-			fmt.Fprintf(&b, " --option %s=%s", k, o.Options[k])
-		}
+		fmt.Fprintf(&b, " --option %s=%s", k, o.Options[k])
 	}
 	if o.MaxFaults != 12 {
 		fmt.Fprintf(&b, " --faults %d", o.MaxFaults)
