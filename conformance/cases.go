@@ -56,6 +56,7 @@ func (s *suite) newSim(c *caseRun, members []election.NodeID, sink history.Sink)
 	if err != nil {
 		c.fatalf("", "%v", err)
 	}
+	c.sims = append(c.sims, sm)
 	return sm
 }
 

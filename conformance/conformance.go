@@ -126,7 +126,9 @@ func RunWith(t *testing.T, alg election.Algorithm, opts Options) {
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
 					s.progress(c.name, 0)
-					c.play(s, &caseRun{t: t, res: newCase(c.name, q)})
+					run := &caseRun{t: t, res: newCase(c.name, q)}
+					defer run.judgeProgramFailures() // after a Fatalf too
+					c.play(s, run)
 				})
 			}
 		})
@@ -171,6 +173,7 @@ func recordCase(s *suite, name string, play func(*suite, *caseRun)) Case {
 		}()
 		play(s, c)
 	}()
+	c.judgeProgramFailures()
 	return *c.res
 }
 

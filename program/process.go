@@ -113,7 +113,7 @@ func (p *process) exchange(ev election.Event, init *Init) (Answer, error) {
 	if err := encodeRequest(&p.req, &Request{V: Version, Seq: p.seq, Event: ev, Init: init}); err != nil {
 		return Answer{}, p.fail(fmt.Errorf("event seq %d: encode: %w", p.seq, err))
 	}
-	p.watchdog.Reset(p.timeout)
+	p.watchdog.Reset(p.answerBound())
 	if _, err := p.in.Write(p.req.Bytes()); err != nil {
 		p.watchdog.Stop()
 		return Answer{}, p.fail(p.ioError(err, "read", what))
@@ -130,6 +130,16 @@ func (p *process) exchange(ev election.Event, init *Init) (Answer, error) {
 		return Answer{}, p.fail(fmt.Errorf("answer to %s: %w", what, err))
 	}
 	return a, nil
+}
+
+// answerBound is how long the program has for the answer it owes now:
+// the timeout, or, for a new process's first answer, at least
+// StartAllowance.
+func (p *process) answerBound() time.Duration {
+	if p.lines == 0 {
+		return max(p.timeout, StartAllowance)
+	}
+	return p.timeout
 }
 
 // describe names an event for a message: `event seq 7 (timer "answer")`.
@@ -175,7 +185,11 @@ func (p *process) readLine() ([]byte, error) {
 func (p *process) ioError(err error, verb, what string) error {
 	switch {
 	case p.expired.Load() || errors.Is(err, os.ErrDeadlineExceeded):
-		return fmt.Errorf("did not %s %s within %v (program.Options.Timeout): treated as crashed", verb, what, p.timeout)
+		bound := "--program-timeout"
+		if p.lines == 0 {
+			bound = "its first answer, at least program.StartAllowance"
+		}
+		return fmt.Errorf("did not %s %s within %v (%s): treated as crashed", verb, what, p.answerBound(), bound)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE):
 		return fmt.Errorf("program exited (%s) while it was to %s %s", p.exitStatus(), verb, what)
 	}

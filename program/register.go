@@ -14,14 +14,22 @@ import (
 // Options bound what a program may cost the runtime.
 type Options struct {
 	// Timeout is how long a program has to answer one event; one that
-	// takes longer is treated as crashed. Zero: DefaultTimeout.
+	// takes longer is treated as crashed. Zero: DefaultTimeout. A new
+	// process has at least StartAllowance for its first answer.
 	Timeout time.Duration
 }
 
 // DefaultTimeout is the answer bound when Options.Timeout is zero: long
-// enough for an interpreter's first answer on a loaded machine, short
-// enough that a hung program is noticed.
+// enough for an answer on a loaded machine, short enough that a hung
+// program is noticed.
 const DefaultTimeout = 5 * time.Second
+
+// StartAllowance is the least time a newly started process has for its
+// first answer, whatever Timeout says: that answer also pays for loading
+// an interpreter (python3, node, a JVM), which on a busy machine with
+// many processes starting at once was seen to take longer than
+// DefaultTimeout. Later answers have Timeout.
+const StartAllowance = 20 * time.Second
 
 // Program is a command registered as an algorithm: the processes that run
 // it, idle between machines, and what its probe start answered.
@@ -50,6 +58,9 @@ func (p *Program) Launched() int {
 
 // Name is the program's name in the registry (program-bully, ...).
 func (p *Program) Name() string { return p.name }
+
+// Timeout is the bound on each of its answers (Options.Timeout).
+func (p *Program) Timeout() time.Duration { return p.timeout }
 
 // Command is the command line that runs it.
 func (p *Program) Command() []string { return slices.Clone(p.argv) }
@@ -107,6 +118,8 @@ func Register(argv []string, q election.QuorumMode, members []election.NodeID, t
 		// can hold it to that: the explorer checks that its failing
 		// schedules replay (explore.CheckDeterminism).
 		Seeded: false,
+		// Its failures are findings (check.NoProgramFailure).
+		External: true,
 	})
 	programs[key(argv, q)] = p
 	return p.name, nil

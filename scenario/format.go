@@ -94,6 +94,9 @@ func clusterNode(c Cluster) *yaml.Node {
 		if c.Image != "" {
 			add(m, "image", str(c.Image))
 		}
+		if c.ProgramTimeout > 0 {
+			add(m, "program_timeout", str(durationText(c.ProgramTimeout)))
+		}
 	} else {
 		add(m, "algorithm", str(c.Algorithm))
 	}

@@ -359,7 +359,7 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 }
 
 func (p *parser) cluster(n *yaml.Node) Cluster {
-	f := p.fields(n, "cluster", "algorithm", "program", "image", "nodes", "ids", "quorum", "options", "timing")
+	f := p.fields(n, "cluster", "algorithm", "program", "image", "program_timeout", "nodes", "ids", "quorum", "options", "timing")
 	var c Cluster
 	var alg election.Algorithm
 	algOK := false
@@ -433,6 +433,13 @@ func (p *parser) cluster(n *yaml.Node) Cluster {
 			p.errf(im, "cluster.image", "only with a program: the image that holds its runtime on --backend docker")
 		} else {
 			c.Image, _ = p.str(im, "cluster.image")
+		}
+	}
+	if pt, ok := f["program_timeout"]; ok {
+		if !hasProg {
+			p.errf(pt, "cluster.program_timeout", "only with a program: how long it has to answer one event")
+		} else {
+			c.ProgramTimeout, _ = p.duration(pt, "cluster.program_timeout")
 		}
 	}
 	if algOK {

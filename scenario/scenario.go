@@ -62,6 +62,11 @@ type Cluster struct {
 	// Empty: the program must be one static executable, added to the
 	// FROM-scratch node image. Only with Program.
 	Image string
+	// ProgramTimeout, when not zero, is how long the program has to
+	// answer one event before it is treated as crashed
+	// (program.Options.Timeout; cluster.program_timeout). Only with
+	// Program.
+	ProgramTimeout time.Duration
 	// IDs in ring order; len(IDs) is the node count.
 	IDs []election.NodeID
 	// Quorum and Options are resolved when parsed: what the file gave,

@@ -4,9 +4,11 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
@@ -14,12 +16,29 @@ import (
 	"github.com/ringleader-dev/ringleader/scenario"
 )
 
+// programTimeoutFlag declares --program-timeout, the bound on each of a
+// program's answers (program.Options.Timeout).
+func programTimeoutFlag(fs *flag.FlagSet) *time.Duration {
+	return fs.Duration("program-timeout", program.DefaultTimeout,
+		fmt.Sprintf("how long a program has to answer one event before it is treated as crashed (a new process has at least %v for its first answer, an interpreter's start)", program.StartAllowance))
+}
+
+// checkProgramTimeout refuses a bound that is not positive.
+func checkProgramTimeout(d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("--program-timeout %v: must be positive", d)
+	}
+	return nil
+}
+
 // registerPrograms registers the program of every scenario that names one
 // (cluster.program) and sets its cluster's algorithm to the registered
 // name, so that everything after runs it as any algorithm. In containers
 // a program must be one static executable (it is copied into the node
 // image). Status 2 when one cannot run.
-func registerPrograms(scs []*scenario.Scenario, backend string, stderr io.Writer) int {
+// timeout bounds each answer; a scenario's cluster.program_timeout takes
+// its place unless timeoutSet (--program-timeout was given).
+func registerPrograms(scs []*scenario.Scenario, backend string, timeout time.Duration, timeoutSet bool, stderr io.Writer) int {
 	for _, sc := range scs {
 		c := &sc.Cluster
 		if len(c.Program) == 0 {
@@ -34,7 +53,11 @@ func registerPrograms(scs []*scenario.Scenario, backend string, stderr io.Writer
 				return 2
 			}
 		}
-		name, err := program.Register(c.Program, c.Quorum, c.IDs, c.Timing, program.Options{})
+		if timeoutSet || c.ProgramTimeout == 0 {
+			// What the nodes run with, wherever they run.
+			c.ProgramTimeout = timeout
+		}
+		name, err := program.Register(c.Program, c.Quorum, c.IDs, c.Timing, program.Options{Timeout: c.ProgramTimeout})
 		if err != nil {
 			fmt.Fprintf(stderr, "ringleader run: %s: cluster.program: %v\n", sc.File, err)
 			return 2
@@ -92,7 +115,7 @@ func attachPrograms(ctx context.Context, scs []*scenario.Scenario, w world, run 
 // programFlag reads --program "command args": the words of a command line,
 // split at spaces (a program whose arguments hold spaces is named through
 // a script of its own).
-func programFlag(cmdline string, q election.QuorumMode, n int, stderr io.Writer, sub string) (string, int) {
+func programFlag(cmdline string, q election.QuorumMode, n int, timeout time.Duration, stderr io.Writer, sub string) (string, int) {
 	argv := strings.Fields(cmdline)
 	if len(argv) == 0 {
 		return "", badFlag(stderr, sub, fmt.Errorf("--program %q: want a command line, such as --program \"python3 examples/bully-python/bully.py\"", cmdline))
@@ -101,7 +124,7 @@ func programFlag(cmdline string, q election.QuorumMode, n int, stderr io.Writer,
 	for i := range members {
 		members[i] = election.NodeID(i + 1)
 	}
-	name, err := program.Register(argv, q, members, election.Timing{}, program.Options{})
+	name, err := program.Register(argv, q, members, election.Timing{}, program.Options{Timeout: timeout})
 	if err != nil {
 		fmt.Fprintf(stderr, "ringleader sim %s: --program: %v\n", sub, err)
 		return "", 2

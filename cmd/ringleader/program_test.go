@@ -24,7 +24,7 @@ func TestSimExploreRunsAProgram(t *testing.T) {
 	args := []string{"sim", "explore", "--program", bin, "--n", "4", "--schedules", "6", "--seed", "2"}
 	r := ringleader(t, args...)
 	r.wantCode(t, 0, args...)
-	wantContains(t, "stdout", r.stdout, "program-bully-go, 4 nodes, no quorum: 6 schedules", "agreement        pass", "--program '"+bin+"' --n 4 --schedules 1 --seed ")
+	wantContains(t, "stdout", r.stdout, "program-bully-go, 4 nodes, no quorum: 6 schedules", "agreement          pass", "no-program-failure pass", "--program '"+bin+"' --n 4 --schedules 1 --seed ")
 }
 
 func TestSimExploreRefusesAProgramThatCannotStart(t *testing.T) {

@@ -38,6 +38,8 @@ type runFlags struct {
 	image   string
 	build   bool
 	attach  string
+	// programTimeout bounds each answer of a scenario's program.
+	programTimeout *time.Duration
 }
 
 func runCmd(args []string) int {
@@ -51,6 +53,7 @@ func runCmd(args []string) int {
 	fs.StringVar(&f.junit, "junit", "", "also write the runs as JUnit XML to `FILE` for CI: a testsuite per run, a testcase per expectation and checker")
 	fs.StringVar(&f.image, "image", defaultImage, "node image tag (docker backend)")
 	fs.BoolVar(&f.build, "build", true, "build the node image from this source tree first (docker backend)")
+	f.programTimeout = programTimeoutFlag(fs)
 	fs.StringVar(&f.attach, "attach", "", "play the scenarios on the running `CLUSTER` (compose, or a harness run's label) instead of starting one; its shape must match each scenario's")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: ringleader run [scenario.yaml|dir ...] [flags]\n\nRuns scenarios (default: every file in scenarios/) and judges them.\nExit status: 0 all passed, 1 an expectation or checker verdict failed, 2 invalid scenario or flags,\n130 interrupted (SIGINT, SIGTERM, SIGHUP), 141 the output was closed (| head); either way the cluster is removed first.\n\nFlags:\n")
@@ -71,10 +74,13 @@ func runCmd(args []string) int {
 		// not start one of its own.
 		f.build = false
 	}
+	if err := checkProgramTimeout(*f.programTimeout); err != nil {
+		return usageError("run", "%v", err)
+	}
 	if f.repeat < 0 {
 		return usageError("run", "--repeat %d: want a positive count", f.repeat)
 	}
-	fs.Visit(func(fl *flag.Flag) { f.seedSet = f.seedSet || fl.Name == "seed" })
+	f.seedSet = flagGiven(fs, "seed")
 	if !f.seedSet {
 		f.seed = time.Now().UnixNano() % 1_000_000_000
 	}
@@ -95,7 +101,7 @@ func runCmd(args []string) int {
 		if code := attachPrograms(context.Background(), scs, worlds[liveWorld], f.attach, os.Stderr); code != 0 {
 			return code
 		}
-	} else if code := registerPrograms(scs, f.backend, os.Stderr); code != 0 {
+	} else if code := registerPrograms(scs, f.backend, *f.programTimeout, flagGiven(fs, "program-timeout"), os.Stderr); code != 0 {
 		return code
 	}
 	defer program.CloseAll()
@@ -242,6 +248,13 @@ runs:
 		return 1
 	}
 	return 0
+}
+
+// flagGiven reports whether the flag name was given on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == name })
+	return given
 }
 
 func absOr(p string) string {

@@ -256,6 +256,9 @@ func ReplayCommand(o Options, seed int64) string {
 	what := "--algorithm " + o.Algorithm
 	if p, ok := program.Lookup(o.Algorithm); ok {
 		what = "--program '" + strings.Join(p.Command(), " ") + "'"
+		if p.Timeout() != program.DefaultTimeout {
+			what += " --program-timeout " + p.Timeout().String()
+		}
 	}
 	fmt.Fprintf(&b, "ringleader sim explore %s --n %d --schedules 1 --seed %d", what, len(o.Members), seed)
 	// The quorum mode and every option are spelt out, defaults too: a
@@ -451,6 +454,9 @@ func cluster(o Options) scenario.Cluster {
 	c := scenario.Cluster{Algorithm: o.Algorithm, IDs: o.Members, Quorum: o.Quorum, Options: o.Options, Timing: o.Timing}
 	if p, ok := program.Lookup(o.Algorithm); ok {
 		c.Program, c.Image = p.Command(), o.Image
+		if p.Timeout() != program.DefaultTimeout {
+			c.ProgramTimeout = p.Timeout()
+		}
 	}
 	return c
 }

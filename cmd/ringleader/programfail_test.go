@@ -1,0 +1,50 @@
+//go:build !nodeimage
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAProgramThatFailsMidRunIsAFinding: a program that exits during an
+// election, or writes what is not an answer, is a finding, not a fault
+// anyone injected: explore (in majority mode), conform (without a
+// quorum) and run each report it (which node, which event, the line, the
+// program's stderr) and exit 1; conform never passes it.
+func TestAProgramThatFailsMidRunIsAFinding(t *testing.T) {
+	exits := testProgram(t, "bully-exits-on-election")
+	args := []string{"sim", "explore", "--program", exits, "--quorum", "majority", "--n", "5", "--schedules", "4", "--seed", "1"}
+	r := ringleader(t, args...)
+	r.wantCode(t, 1, args...)
+	wantContains(t, "explore stdout", r.stdout,
+		"  no-program-failure FAIL  failed in 4 schedules",
+		"no-program-failure: ", "first: node 3 at +",
+		"program exited (exit status 3) while it was to answer event seq ", "(receive ELECTION from ",
+		"| node 3: giving up on the election from ")
+
+	for _, c := range []struct{ prog, want string }{
+		{"bully-exits-on-election", "program exited (exit status 3)"},
+		{"bully-garbles-on-election", "invalid character 'h'"},
+	} {
+		args := []string{"conform", "--program", testProgram(t, c.prog), "--quorum", "none", "--schedules", "4"}
+		r := ringleader(t, args...)
+		r.wantCode(t, 1, args...)
+		wantContains(t, "conform stdout ("+c.prog+")", r.stdout,
+			"  no-program-failure  VIOLATED\n", "FaultFreeElectionAgrees: ", c.want, "violated: no-program-failure", "\nFAIL\n")
+	}
+
+	file := filepath.Join(t.TempDir(), "crash.yaml")
+	doc := "name: crash\ncluster:\n  program: [" + strings.Join(strings.Fields(exits), ", ") + "]\n  nodes: 5\nsteps:\n  - wait: 2s\n"
+	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := []string{"run", "--backend", "sim", "--store", t.TempDir(), file}
+	rr := ringleader(t, run...)
+	rr.wantCode(t, 1, run...)
+	wantContains(t, "run stderr", rr.stderr,
+		"checker no-program-failure: expected pass, got fail: 1 program failure(s); first: node 3 at +",
+		"program exited (exit status 3)", "| node 3: giving up on the election from ")
+}
