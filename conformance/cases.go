@@ -242,3 +242,43 @@ func (s *suite) explore(c *caseRun) {
 		}
 	}
 }
+
+// determinismSample is how many explored schedules ReplaysAreDeterministic
+// plays twice, besides the fault-free election: the first ones, whether
+// they passed or failed.
+const determinismSample = 3
+
+// determinism: for an algorithm that is not seeded by construction (a
+// program, which may read a clock or an unseeded generator), the
+// fault-free election and the first explored schedules, each played twice
+// with full histories, must give the same records. Without it a replay
+// command or a saved schedule need not mean the run it came from, and a
+// quiet nondeterminism would pass every other case.
+func (s *suite) determinism(c *caseRun) {
+	if s.alg.Seeded {
+		c.skipf("%s is seeded by construction (election.Algorithm.Seeded)", s.alg.Name)
+	}
+	members := s.arrangement()
+	var plays [2]history.Memory
+	for i := range plays {
+		sm := s.newSim(c, members, &plays[i])
+		sm.Start()
+		sm.RunUntilQuiet(time.Hour)
+		sm.Close()
+	}
+	if d := explore.Compare(s.opts.Seed, plays[0].Records(), plays[1].Records()); d != nil {
+		c.errorf("", "the fault-free election on ring %v, played twice: %s", members, d)
+	}
+	opts := s.exploreOptions()
+	for i := range min(determinismSample, s.opts.Schedules) {
+		seed := explore.ScheduleSeed(s.opts.Seed, i)
+		d, err := explore.CheckDeterminism(opts, seed)
+		if err != nil {
+			c.fatalf("", "%v", err)
+		}
+		if d != nil {
+			c.errorf("", "schedule %d, played twice: %s\n  replay: %s", i, d, explore.ReplayCommand(opts, seed))
+		}
+	}
+	c.logf("the fault-free election and %d schedules replay record for record", min(determinismSample, s.opts.Schedules))
+}

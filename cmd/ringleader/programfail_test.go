@@ -48,3 +48,24 @@ func TestAProgramThatFailsMidRunIsAFinding(t *testing.T) {
 		"checker no-program-failure: expected pass, got fail: 1 program failure(s); first: node 3 at +",
 		"program exited (exit status 3)", "| node 3: giving up on the election from ")
 }
+
+// TestConformCatchesQuietNondeterminism: a correct Bully whose timers
+// wander by up to a millisecond of wall-clock noise passes every claim,
+// and conform still fails it: the fault-free election and the first
+// explored schedules, each played twice, differ, and the report names the
+// first record that did.
+func TestConformCatchesQuietNondeterminism(t *testing.T) {
+	args := []string{"conform", "--program", testProgram(t, "bully-jittery"), "--quorum", "none", "--schedules", "4"}
+	r := ringleader(t, args...)
+	r.wantCode(t, 1, args...)
+	wantContains(t, "conform stdout", r.stdout,
+		"  agreement           holds\n", "  liveness            holds\n",
+		"    ReplaysAreDeterministic        FAIL  the fault-free election on ring ",
+		"played twice: nondeterministic: two plays of seed 1 first differ at history record ",
+		"failed cases: ReplaysAreDeterministic", "\nFAIL\n")
+
+	deterministic := []string{"conform", "--program", testProgram(t, "bully"), "--quorum", "none", "--schedules", "4"}
+	rd := ringleader(t, deterministic...)
+	rd.wantCode(t, 0, deterministic...)
+	wantContains(t, "conform stdout", rd.stdout, "    ReplaysAreDeterministic        pass\n", "\nPASS\n")
+}

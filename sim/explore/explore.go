@@ -252,6 +252,9 @@ func ScheduleSeed(top int64, i int) int64 {
 
 // ReplayCommand is the command line that replays the schedule with seed.
 func ReplayCommand(o Options, seed int64) string {
+	if d, err := o.withDefaults(); err == nil {
+		o = d // the members, quorum and options the run resolves to
+	}
 	var b strings.Builder
 	what := "--algorithm " + o.Algorithm
 	if p, ok := program.Lookup(o.Algorithm); ok {
