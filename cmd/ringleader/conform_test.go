@@ -45,6 +45,14 @@ var testPrograms = map[string]election.Algorithm{
 	// Bully whose timers wander by up to a millisecond, drawn from the
 	// wall clock: correct, and not deterministic.
 	"bully-jittery": bullyJittery(),
+	// Bully that lists its heartbeat as an announcement.
+	"bully-announces-heartbeats": bullyAnnouncingHeartbeats(),
+}
+
+func bullyAnnouncingHeartbeats() election.Algorithm {
+	a := bully.Algorithm()
+	a.AnnounceTypes = append(a.AnnounceTypes, bully.TypeHeartbeat)
+	return a
 }
 
 func bullyJittery() election.Algorithm {

@@ -69,3 +69,16 @@ func TestConformCatchesQuietNondeterminism(t *testing.T) {
 	rd.wantCode(t, 0, deterministic...)
 	wantContains(t, "conform stdout", rd.stdout, "    ReplaysAreDeterministic        pass\n", "\nPASS\n")
 }
+
+// TestConformNamesAPeriodicMessageListedAsAnAnnouncement: a program that
+// lists its heartbeat among its announce types never lets a fault-free
+// run go quiet; conform ends that case after two minutes of virtual time
+// (not an hour) and says which type kept coming and what to change.
+func TestConformNamesAPeriodicMessageListedAsAnAnnouncement(t *testing.T) {
+	args := []string{"conform", "--program", testProgram(t, "bully-announces-heartbeats"), "--quorum", "none", "--schedules", "2"}
+	r := ringleader(t, args...)
+	r.wantCode(t, 1, args...)
+	wantContains(t, "conform stdout", r.stdout,
+		"FaultFreeElectionAgrees        FAIL  liveness: ring ", "still electing after 2m0s of virtual time; in the last 1m0s it sent HEARTBEAT ",
+		"list it in neither election_types nor announce_types")
+}
