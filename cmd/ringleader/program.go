@@ -4,9 +4,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -49,6 +53,10 @@ func registerPrograms(scs []*scenario.Scenario, backend string, timeout time.Dur
 			// goes into the node image, which is empty but for the
 			// node: one static executable.
 			if _, err := program.CheckStatic(c.Program); err != nil {
+				if hint := notBuilt(err, c.Program); hint != "" {
+					fmt.Fprintf(stderr, "ringleader run: %s: cluster.program: %v%s\n", sc.File, err, hint)
+					return 2
+				}
 				fmt.Fprintf(stderr, "ringleader run: %s: cluster.program on --backend %s: %v (an interpreted program needs cluster.image, an image that holds its runtime)\n", sc.File, backend, err)
 				return 2
 			}
@@ -59,12 +67,27 @@ func registerPrograms(scs []*scenario.Scenario, backend string, timeout time.Dur
 		}
 		name, err := program.Register(c.Program, c.Quorum, c.IDs, c.Timing, program.Options{Timeout: c.ProgramTimeout})
 		if err != nil {
-			fmt.Fprintf(stderr, "ringleader run: %s: cluster.program: %v\n", sc.File, err)
+			fmt.Fprintf(stderr, "ringleader run: %s: cluster.program: %v%s\n", sc.File, err, notBuilt(err, c.Program))
 			return 2
 		}
 		c.Algorithm = name
 	}
 	return 0
+}
+
+// notBuilt is a hint for a program whose file is not there: where a
+// relative path is looked for, and how the shipped examples' programs are
+// built; empty for any other failure.
+func notBuilt(err error, argv []string) string {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	where := ""
+	if !filepath.IsAbs(argv[0]) && strings.ContainsRune(argv[0], filepath.Separator) {
+		wd, _ := os.Getwd()
+		where = fmt.Sprintf(" (a relative path is looked for from the directory ringleader runs in, %s)", wd)
+	}
+	return fmt.Sprintf("\n  %s is not there%s: build it first, as the scenario's description says; `make examples` builds the programs of the shipped examples", argv[0], where)
 }
 
 // attachPrograms is registerPrograms for run --attach: the program of a
