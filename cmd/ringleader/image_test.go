@@ -204,8 +204,8 @@ func TestFaultAndRunAttachOnAClusterOfPrograms(t *testing.T) {
 			t.Errorf("%s: %s", c.Checker, c.Summary)
 		}
 	}
-	if !slices.Equal(judged, []string{"agreement", "bully-max", "liveness"}) || !strings.HasPrefix(res.Algorithm, "program-bully-go") {
-		t.Errorf("run of %s judged by %v; want the Go Bully's claims, agreement, bully-max and liveness", res.Algorithm, judged)
+	if !slices.Equal(judged, []string{"agreement", "bully-max", "liveness", "no-program-failure"}) || !strings.HasPrefix(res.Algorithm, "program-bully-go") {
+		t.Errorf("run of %s judged by %v; want the Go Bully's claims, agreement, bully-max and liveness, and no-program-failure, which judges every program", res.Algorithm, judged)
 	}
 	if len(res.Failovers) == 0 {
 		t.Errorf("no failover measured in %s", b)
