@@ -50,12 +50,12 @@ steps:
 func TestSystemRefusesBeforeAnythingStarts(t *testing.T) {
 	for src, want := range map[string]string{
 		"cluster: {system: etcd, nodes: 3}\nsteps:\n  - wait: stable\n  - clock: {target: leader, rate: 2}\n": "x.yaml:6: steps[2].clock: system etcd cannot take a clock fault: etcd is a Go program",
-		"cluster: {system: etcd, algorithm: raft, nodes: 3}\nsteps: [wait: stable]\n":                        "cluster.system",
-		"cluster: {system: etcd, nodes: 3, timing: {heartbeat: 1s}}\nsteps: [wait: stable]\n":                "cluster.timing",
-		"cluster: {system: etcd, nodes: 3, options: {election: 5}}\nsteps: [wait: stable]\n":                 "cluster.options.election",
-		"cluster: {system: etcd, nodes: 3, quorum: none}\nsteps: [wait: stable]\n":                           "cluster.quorum",
-		"cluster: {system: zookeeper, nodes: 3}\nsteps: [wait: stable]\n":                                    "unknown system",
-		"cluster: {algorithm: raft, nodes: 3, probe_interval: 5ms}\nsteps: [wait: stable]\n":                 "cluster.probe_interval",
+		"cluster: {system: etcd, algorithm: raft, nodes: 3}\nsteps: [wait: stable]\n":                         "cluster.system",
+		"cluster: {system: etcd, nodes: 3, timing: {heartbeat: 1s}}\nsteps: [wait: stable]\n":                 "cluster.timing",
+		"cluster: {system: etcd, nodes: 3, options: {election: 5}}\nsteps: [wait: stable]\n":                  "cluster.options.election",
+		"cluster: {system: etcd, nodes: 3, quorum: none}\nsteps: [wait: stable]\n":                            "cluster.quorum",
+		"cluster: {system: zookeeper, nodes: 3}\nsteps: [wait: stable]\n":                                     "unknown system",
+		"cluster: {algorithm: raft, nodes: 3, probe_interval: 5ms}\nsteps: [wait: stable]\n":                  "cluster.probe_interval",
 	} {
 		_, err := Parse("x.yaml", []byte("name: x\ndescription: d\n"+src))
 		if err == nil || !strings.Contains(err.Error(), want) {
