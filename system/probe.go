@@ -2,6 +2,7 @@ package system
 
 import (
 	"bytes"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -45,7 +46,9 @@ func (p Probe) Read(body []byte) (Answer, error) {
 	if a.ID == "" {
 		return Answer{}, fmt.Errorf("id (%s): empty", p.ID)
 	}
-	if a.Leader, err = scalar(doc, p.Leader, false); err != nil {
+	// A leader or term left out is the zero value (protobuf's JSON, as
+	// etcd writes it, omits zero fields): no leader, term 0.
+	if a.Leader, err = scalar(doc, p.Leader, true); err != nil {
 		return Answer{}, fmt.Errorf("leader (%s): %w", p.Leader, err)
 	}
 	for _, none := range p.NoLeader {
@@ -54,9 +57,12 @@ func (p Probe) Read(body []byte) (Answer, error) {
 		}
 	}
 	if p.Term != "" {
-		t, err := scalar(doc, p.Term, false)
+		t, err := scalar(doc, p.Term, true)
 		if err != nil {
 			return Answer{}, fmt.Errorf("term (%s): %w", p.Term, err)
+		}
+		if t == "" {
+			t = "0"
 		}
 		if a.Term, err = strconv.ParseUint(t, 10, 64); err != nil {
 			return Answer{}, fmt.Errorf("term (%s): %q is not a whole number", p.Term, clip(t))
@@ -100,6 +106,10 @@ func scalar(doc any, path string, optional bool) (string, error) {
 	return "", fmt.Errorf("want a string or a number, got %T", cur)
 }
 
+// ErrUnmapped is View's error for a leader ID no member has claimed (yet:
+// until every member has answered once, not every ID is known).
+var ErrUnmapped = errors.New("no member has answered with this ID")
+
 // View turns an answer into the member's view. self is the member; ids
 // maps the server's IDs to members. A leader ID no member claimed is an
 // error: the answer is not adopted.
@@ -108,7 +118,7 @@ func (p Probe) View(a Answer, self election.NodeID, ids map[string]election.Node
 	if a.Leader != "" {
 		l, ok := ids[a.Leader]
 		if !ok {
-			return election.View{}, fmt.Errorf("leader %q is no member's ID", clip(a.Leader))
+			return election.View{}, fmt.Errorf("%w: leader %q", ErrUnmapped, clip(a.Leader))
 		}
 		v.Leader = l
 	}
@@ -153,4 +163,29 @@ func clip(s string) string {
 		return s[:40] + "…"
 	}
 	return s
+}
+
+// Counters count a run's probes, for its results.
+type Counters struct {
+	// Probes sent to members that were up and not paused; Answers
+	// adopted; Refused answers (garbled, forged, oversized, naming a
+	// leader no member claimed); Unanswered probes (no answer within the
+	// timeout, refused connections, HTTP errors).
+	Probes     int `json:"probes"`
+	Answers    int `json:"answers"`
+	Refused    int `json:"refused"`
+	Unanswered int `json:"unanswered"`
+	// Unmapped answers named a leader by an ID no member had answered
+	// with yet (at start, before every member answered once): unknown,
+	// not refused.
+	Unmapped int `json:"unmapped,omitempty"`
+}
+
+// Add adds o to c.
+func (c *Counters) Add(o Counters) {
+	c.Probes += o.Probes
+	c.Answers += o.Answers
+	c.Refused += o.Refused
+	c.Unanswered += o.Unanswered
+	c.Unmapped += o.Unmapped
 }

@@ -100,6 +100,19 @@ func runCmd(args []string) int {
 	}
 	defer program.CloseAll()
 
+	if f.backend != "docker" {
+		// A real server runs only as itself, in containers.
+		bad := false
+		for _, sc := range scs {
+			if sc.Cluster.System != nil {
+				fmt.Fprintf(os.Stderr, "ringleader run: %s: system %s runs only as its own servers, in containers (--backend docker); in the simulator, its model is algorithm raft with the same timeouts\n", sc.File, sc.Cluster.System.Name)
+				bad = true
+			}
+		}
+		if bad {
+			return 2
+		}
+	}
 	if f.backend == "docker" {
 		// Checked up front too: a simulator-only algorithm would fail
 		// only once its containers were starting.
