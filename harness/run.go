@@ -77,6 +77,9 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	if err != nil {
 		return abort(fmt.Errorf("scenario %s: %w", sc.Name, err))
 	}
+	if sc.Cluster.System != nil && backend.Name() == "sim" {
+		return abort(fmt.Errorf("scenario %s: system %s runs only as its own servers, in containers; in the simulator, its model is algorithm raft with the same timeouts", sc.Name, sc.Cluster.System.Name))
+	}
 	if err := refusedBySystem(sc); err != nil {
 		return abort(fmt.Errorf("scenario %s: %w", sc.Name, err))
 	}

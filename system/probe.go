@@ -76,11 +76,12 @@ func (p Probe) Read(body []byte) (Answer, error) {
 	return a, nil
 }
 
-// scalar is the string or number at path (keys joined by dots); a missing
+// scalar is the string or number at path — keys joined by dots, or a JSON
+// pointer (RFC 6901, "/raft.status/id") for keys that hold dots; a missing
 // key is an error unless optional.
 func scalar(doc any, path string, optional bool) (string, error) {
 	cur := doc
-	for _, k := range strings.Split(path, ".") {
+	for _, k := range pathKeys(path) {
 		m, ok := cur.(map[string]any)
 		if !ok {
 			return "", fmt.Errorf("%q is not inside an object", k)
@@ -109,6 +110,18 @@ func scalar(doc any, path string, optional bool) (string, error) {
 // ErrUnmapped is View's error for a leader ID no member has claimed (yet:
 // until every member has answered once, not every ID is known).
 var ErrUnmapped = errors.New("no member has answered with this ID")
+
+// pathKeys splits a probe path into its keys.
+func pathKeys(path string) []string {
+	if !strings.HasPrefix(path, "/") {
+		return strings.Split(path, ".")
+	}
+	keys := strings.Split(path[1:], "/")
+	for i, k := range keys {
+		keys[i] = strings.ReplaceAll(strings.ReplaceAll(k, "~1", "/"), "~0", "~")
+	}
+	return keys
+}
 
 // View turns an answer into the member's view. self is the member; ids
 // maps the server's IDs to members. A leader ID no member claimed is an

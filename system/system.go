@@ -125,7 +125,8 @@ type Probe struct {
 	Body   string `yaml:"body"`
 	// ID, Leader, Term and Role are where in the JSON answer the
 	// member's own ID, its leader's, its term and its role are: keys
-	// joined by dots ("header.member_id", "$SYS._meta_.leader"). Role
+	// joined by dots ("$SYS._meta_.leader"), or a JSON pointer for keys
+	// holding dots ("/raft.status/lead"). Role
 	// is optional: without it a member leads when its leader is itself.
 	ID     string `yaml:"id"`
 	Leader string `yaml:"leader"`

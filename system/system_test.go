@@ -45,7 +45,8 @@ func TestEtcdCommandLineLeavesDefaultsToTheServer(t *testing.T) {
 
 func TestProbeReadsEtcdAndNATS(t *testing.T) {
 	etcd, _ := Lookup("etcd", "")
-	a, err := etcd.Probe.Read([]byte(`{"header":{"cluster_id":"1","member_id":"111","revision":"1","raft_term":"3"},"version":"3.7.3","leader":"222","raftIndex":"8","raftTerm":"3"}`))
+	// What etcd 3.7.3 answered on /debug/vars (memstats left out).
+	a, err := etcd.Probe.Read([]byte(`{"cmdline":["/etcd"],"raft.status":{"id":"111","term":3,"vote":"222","commit":4,"lead":"222","raftState":"StateFollower","applied":4,"progress":{},"leadtransferee":"0"}}`))
 	if err != nil || a.ID != "111" || a.Leader != "222" || a.Term != 3 {
 		t.Fatalf("etcd: %+v %v", a, err)
 	}
@@ -54,9 +55,13 @@ func TestProbeReadsEtcdAndNATS(t *testing.T) {
 	if err != nil || v != (election.View{Leader: 2, Epoch: 3, Role: election.Follower}) {
 		t.Errorf("etcd view %v %v", v, err)
 	}
-	a, _ = etcd.Probe.Read([]byte(`{"header":{"member_id":"111"},"raftTerm":"4"}`)) // protobuf's JSON leaves out leader 0
-	if v, _ := etcd.Probe.View(a, 1, ids); v.Leader != election.None || v.Role != election.Undecided {
-		t.Errorf("leader 0 reads %v", v)
+	a, _ = etcd.Probe.Read([]byte(`{"raft.status":{"id":"111","term":4,"lead":"0","raftState":"StatePreCandidate"}}`))
+	if v, _ := etcd.Probe.View(a, 1, ids); v.Leader != election.None || v.Role != election.Candidate || v.Epoch != 4 {
+		t.Errorf("lead 0 reads %v", v)
+	}
+	a, _ = etcd.Probe.Read([]byte(`{"raft.status":{"id":"111","term":4,"raftState":"StateFollower"}}`))
+	if v, _ := etcd.Probe.View(a, 1, ids); v.Leader != election.None || v.Role != election.Follower {
+		t.Errorf("a leader left out reads %v", v)
 	}
 	nats, _ := Lookup("nats-jetstream", "")
 	a, err = nats.Probe.Read([]byte(`{"$SYS":{"_meta_":{"id":"S1Nunr6R","state":"LEADER","leader":"S1Nunr6R","term":7}}}`))
@@ -73,12 +78,12 @@ func TestProbeRefusesGarbage(t *testing.T) {
 	for name, body := range map[string]string{
 		"not json":    "<html>",
 		"array":       "[1,2]",
-		"no id":       `{"leader":"1"}`,
-		"object lead": `{"header":{"member_id":"1"},"leader":{"a":1},"raftTerm":"1"}`,
-		"object id":   `{"header":{"member_id":{"x":1}},"leader":"1","raftTerm":"1"}`,
-		"bad term":    `{"header":{"member_id":"1"},"leader":"1","raftTerm":"-3"}`,
-		"huge":        `{"header":{"member_id":"` + strings.Repeat("9", MaxAnswer) + `"}}`,
-		"long string": `{"header":{"member_id":"` + strings.Repeat("x", 300) + `"},"leader":"1","raftTerm":"1"}`,
+		"no id":       `{"raft.status":{"lead":"1"}}`,
+		"object lead": `{"raft.status":{"id":"1","lead":{"a":1},"term":1}}`,
+		"object id":   `{"raft.status":{"id":{"x":1},"lead":"1","term":1}}`,
+		"bad term":    `{"raft.status":{"id":"1","lead":"1","term":-3}}`,
+		"huge":        `{"raft.status":{"id":"` + strings.Repeat("9", MaxAnswer) + `"}}`,
+		"long string": `{"raft.status":{"id":"` + strings.Repeat("x", 300) + `","lead":"1","term":1}}`,
 	} {
 		if a, err := etcd.Probe.Read([]byte(body)); err == nil {
 			t.Errorf("%s: adopted %+v", name, a)
@@ -86,7 +91,7 @@ func TestProbeRefusesGarbage(t *testing.T) {
 			t.Errorf("%s: error not bounded (%d bytes)", name, len(err.Error()))
 		}
 	}
-	a, _ := etcd.Probe.Read([]byte(`{"header":{"member_id":"1"},"leader":"999","raftTerm":"1"}`))
+	a, _ := etcd.Probe.Read([]byte(`{"raft.status":{"id":"1","lead":"999","term":1}}`))
 	if _, err := etcd.Probe.View(a, 1, map[string]election.NodeID{"1": 1}); err == nil {
 		t.Error("a leader no member claimed was adopted")
 	}
