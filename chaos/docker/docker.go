@@ -382,6 +382,14 @@ func runFilter(run string) client.Filters { return reaper.Filter(run) }
 
 // labels are what every container, volume and network of a run carries:
 // the project, the run, the role, and this process as the run's owner.
+//
+// The compose cluster is nobody's (compose labels its containers so, and
+// `ringleader up` starts a system's compose cluster alike): it outlives
+// the process that made it, and `make down` removes it.
 func labels(run, role string) map[string]string {
-	return map[string]string{LabelProject: Project, LabelRun: run, LabelRole: role, LabelOwner: self().String()}
+	l := map[string]string{LabelProject: Project, LabelRun: run, LabelRole: role}
+	if run != ComposeRun {
+		l[LabelOwner] = self().String()
+	}
+	return l
 }

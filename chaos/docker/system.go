@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -55,6 +56,15 @@ type probeState struct {
 	stats    system.Counters // for the results
 }
 
+// Keep makes Close leave the cluster running, as it leaves an attached
+// one (`ringleader up`): the followers stop, the short-lived helpers go,
+// the members, their network and volumes stay.
+func (b *Backend) Keep() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.attached = true
+}
+
 // SystemStats are the probes' counts for a run's results (nil: not a
 // system run).
 func (b *Backend) SystemStats() *system.Counters {
@@ -88,7 +98,9 @@ func (b *Backend) startSystemMember(ctx, followCtx context.Context, nw *testcont
 		env[k] = v
 	}
 	lbl := labels(b.run, RoleNode)
-	lbl[LabelSystem] = sys.Name
+	for k, v := range systemLabels(sys, id, b.spec.SystemOptions) {
+		lbl[k] = v
+	}
 	t0 := time.Now()
 	req := testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
@@ -271,7 +283,7 @@ func (b *Backend) answered(ctx context.Context, n *node, body []byte, err error)
 		p.stats.Refused++
 		if p.stats.Refused <= 5 || p.stats.Refused%100 == 0 {
 			b.logf("member %d: probe answer refused (%d so far): %v", n.id, p.stats.Refused, rerr)
-			b.appendRecordLocked(history.Record{Time: now, Process: "harness", Kind: history.KindMark, Node: n.id,
+			b.recordLocked(history.Record{Time: now, Process: "harness", Kind: history.KindMark, Node: n.id,
 				Note: fmt.Sprintf("node %d: probe answer refused (%d so far): %s", n.id, p.stats.Refused, clipNote(rerr.Error()))})
 		}
 		b.unknownLocked(ctx, n, now, "refused answer")
@@ -282,7 +294,7 @@ func (b *Backend) answered(ctx context.Context, n *node, body []byte, err error)
 		p.failing = ""
 	}
 	if p.failing != "" && p.answered {
-		b.appendRecordLocked(history.Record{Time: now, Process: "harness", Kind: history.KindMark, Node: n.id,
+		b.recordLocked(history.Record{Time: now, Process: "harness", Kind: history.KindMark, Node: n.id,
 			Note: fmt.Sprintf("node %d answers its probe again after %v unknown", n.id, now.Sub(p.since).Round(time.Millisecond))})
 		p.failing = ""
 	}
@@ -292,7 +304,7 @@ func (b *Backend) answered(ctx context.Context, n *node, body []byte, err error)
 		p.boot = fmt.Sprintf("%s-%d", n.cid[:min(12, len(n.cid))], len(n.rec.Boots)+1)
 		n.rec.Boots = append(n.rec.Boots, p.boot)
 		delete(b.world.Views, n.id)
-		b.appendRecordLocked(history.Record{Time: now, Process: "node", Kind: history.KindBoot, Node: n.id, Boot: p.boot, Seq: 1})
+		b.recordLocked(history.Record{Time: now, Process: "node", Kind: history.KindBoot, Node: n.id, Boot: p.boot, Seq: 1})
 		p.seq = 1
 	}
 	if b.world.Views == nil {
@@ -306,9 +318,17 @@ func (b *Backend) answered(ctx context.Context, n *node, body []byte, err error)
 		p.seq++
 		p.view = &v
 		vv := v
-		b.appendRecordLocked(history.Record{Time: now, Process: "node", Kind: history.KindView, Node: n.id, Boot: p.boot, Seq: p.seq, View: &vv})
+		b.recordLocked(history.Record{Time: now, Process: "node", Kind: history.KindView, Node: n.id, Boot: p.boot, Seq: p.seq, View: &vv})
 	}
 	b.notifyLocked()
+}
+
+// recordLocked appends r to the history, unless an attach is still
+// reading the cluster back (its snapshot stands for that).
+func (b *Backend) recordLocked(r history.Record) {
+	if !b.replaying {
+		b.appendRecordLocked(r)
+	}
 }
 
 // claimLocked maps the server ID a member answered with to it: the first
@@ -344,7 +364,7 @@ func (b *Backend) unknownLocked(ctx context.Context, n *node, now time.Time, why
 	if p.failing == "" {
 		p.failing, p.since = why, now
 		if p.answered {
-			b.appendRecordLocked(history.Record{Time: now, Process: "harness", Kind: history.KindMark, Node: n.id,
+			b.recordLocked(history.Record{Time: now, Process: "harness", Kind: history.KindMark, Node: n.id,
 				Note: fmt.Sprintf("node %d does not answer its probe (%s): its view is unknown", n.id, clipNote(why))})
 		}
 	}
@@ -450,4 +470,97 @@ func indent(s string) string {
 		return "    (nothing)"
 	}
 	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}
+
+// Labels of a system member's container, which an attach reads the
+// cluster's shape from: a server's container carries no RINGLEADER_*
+// environment.
+const (
+	LabelMember        = "org.ringleader.member"
+	LabelSystemFile    = "org.ringleader.system.file"
+	LabelSystemOptions = "org.ringleader.system.options"
+	LabelProbeInterval = "org.ringleader.system.probe-interval"
+)
+
+// systemLabels are the labels that say which member of which system a
+// container is, with the options the cluster was given.
+func systemLabels(sys *system.System, id election.NodeID, given election.Options) map[string]string {
+	l := map[string]string{
+		LabelSystem:        sys.Name,
+		LabelMember:        strconv.Itoa(int(id)),
+		LabelSystemOptions: given.String(),
+		LabelProbeInterval: time.Duration(sys.Probe.Interval).String(),
+	}
+	if f := sys.File(); strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml") {
+		if abs, err := filepath.Abs(f); err == nil {
+			l[LabelSystemFile] = abs
+		}
+	}
+	return l
+}
+
+// specFromSystemLabels reads a system cluster's shape from one member's
+// labels (systemLabels).
+func specFromSystemLabels(run string, l map[string]string) (chaos.ClusterSpec, election.NodeID, error) {
+	var s chaos.ClusterSpec
+	id, err := strconv.Atoi(l[LabelMember])
+	if err != nil || id <= 0 {
+		return s, 0, fmt.Errorf("label %s %q is not a member ID", LabelMember, l[LabelMember])
+	}
+	name := l[LabelSystem]
+	if f := l[LabelSystemFile]; f != "" {
+		name = f
+	}
+	sys, err := system.Lookup(name, "")
+	if err != nil {
+		return s, 0, err
+	}
+	if d, err := time.ParseDuration(l[LabelProbeInterval]); err == nil && d > 0 {
+		sys.Probe.Interval = system.Duration(d)
+	}
+	given, err := election.ParseOptions(l[LabelSystemOptions])
+	if err != nil {
+		return s, 0, fmt.Errorf("label %s: %w", LabelSystemOptions, err)
+	}
+	alg := sys.Algorithm()
+	q, opts, err := alg.Resolve(election.Majority, given)
+	if err != nil {
+		return s, 0, fmt.Errorf("label %s: %w", LabelSystemOptions, err)
+	}
+	hb, el, err := sys.Timings(opts)
+	if err != nil {
+		return s, 0, err
+	}
+	s = chaos.ClusterSpec{Name: run, Algorithm: sys.Name, Quorum: q, Options: opts, System: sys, SystemOptions: given,
+		Timing: election.Timing{Heartbeat: hb, Suspicion: el, Answer: hb}}
+	return s, election.NodeID(id), nil
+}
+
+// attachSystem finishes Attach for a system cluster: every member is
+// probed, the world waits for each running member's first answer (read,
+// not recorded), and the history begins with the snapshot.
+func (b *Backend) attachSystem(ctx, followCtx context.Context, spec chaos.ClusterSpec) (chaos.ClusterSpec, error) {
+	b.mu.Lock()
+	for _, n := range b.nodes {
+		n.probe = &probeState{}
+		b.followers.Add(1)
+		go b.probeMember(followCtx, n)
+	}
+	b.mu.Unlock()
+	caught, err := b.waitFor(ctx, b.cfg.bootTimeout, func() bool {
+		for _, n := range b.nodes {
+			if b.world.Up[n.id] && !b.world.Paused[n.id] && len(n.rec.Boots) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return chaos.ClusterSpec{}, err
+	}
+	if !caught {
+		return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: not every running %s member answered its probe within %v:\n%s", b.run, spec.System.Name, b.cfg.bootTimeout, b.notAnswered(ctx))
+	}
+	b.snapshot()
+	return spec, nil
 }

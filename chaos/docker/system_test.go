@@ -135,3 +135,48 @@ func viewsOf(recs []history.Record, id election.NodeID) int {
 	}
 	return n
 }
+
+// TestAttachToAnEtcdCluster: `ringleader fault` and `run --attach` adopt a
+// running system cluster by its run label — its shape read from the
+// members' labels, its views from their probes — and faults applied
+// through the attached backend act on the servers.
+func TestAttachToAnEtcdCluster(t *testing.T) {
+	members := ids(1, 2, 3)
+	owner, _, _ := startEtcd(t, 3, election.Options{"election_ms": "500"})
+	var leader election.NodeID
+	await(t, owner, "every member follows one leader", oneLeader(members, &leader))
+
+	a := New(WithImage(testImage), WithBuild(false), WithProgress(testWriter{t}))
+	mem := &history.Memory{}
+	got, err := a.Attach(context.Background(), owner.Run(), mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.System == nil || got.System.Name != "etcd" || got.SystemOptions["election_ms"] != "500" || len(got.Members) != 3 || got.Timing.Suspicion.Milliseconds() != 500 {
+		t.Fatalf("attached to %+v", got)
+	}
+	var seen election.NodeID
+	if !oneLeader(members, &seen)(a.State()) || seen != leader {
+		t.Fatalf("attached world %s, the owner's leader is %d", a.State().Describe(members), leader)
+	}
+	for _, r := range mem.Records() {
+		if r.Kind == history.KindBoot {
+			t.Errorf("an attached history holds a boot from before the attach: %+v", r)
+		}
+	}
+	if err := a.Apply(context.Background(), chaos.Fault{Op: chaos.Kill, Nodes: []election.NodeID{leader}}, "leader"); err != nil {
+		t.Fatal(err)
+	}
+	old := leader
+	await(t, a, "the attached backend sees a new leader", oneLeader(members, &leader))
+	if leader == old {
+		t.Fatalf("member %d, killed, still leads", old)
+	}
+	if err := a.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	await(t, owner, "the cluster, left running, is seen by its owner with the new leader", func(st chaos.State) bool {
+		var l election.NodeID
+		return oneLeader(members, &l)(st) && l == leader && !st.Up[old]
+	})
+}
