@@ -85,11 +85,11 @@ func assertSplitBrainFigures(t *testing.T, sc *scenario.Scenario, res *harness.R
 	// Raft's returning follower: without pre-vote its inflated term
 	// deposes the leader (a second leader, a higher epoch); with pre-vote
 	// the first leader is the only one.
-	case "raft-follower-rejoins-no-prevote":
+	case "raft-follower-rejoins-no-prevote", "etcd-follower-rejoins-no-prevote":
 		if res.Leadership.LeaderChanges < 2 {
 			t.Errorf("the returning follower deposed nobody without pre-vote: %+v", res.Leadership)
 		}
-	case "raft-follower-rejoins-prevote":
+	case "raft-follower-rejoins-prevote", "etcd-follower-rejoins-prevote":
 		if res.Leadership.LeaderChanges != 1 {
 			t.Errorf("leadership moved with pre-vote on: %+v", res.Leadership)
 		}
