@@ -368,7 +368,7 @@ func (b *Backend) unknownLocked(ctx context.Context, n *node, now time.Time, why
 				Note: fmt.Sprintf("node %d does not answer its probe (%s): its view is unknown", n.id, clipNote(why))})
 		}
 	}
-	if now.Sub(p.checked) < time.Second || n.busy {
+	if now.Sub(p.checked) < time.Second || n.busy || b.cli == nil {
 		return
 	}
 	p.checked = now
