@@ -56,6 +56,14 @@ SECRET_FILE := .ringleader/compose.secret
 # ringleader-python:bookworm). The program is checked before anything is built.
 PROGRAM       ?=
 PROGRAM_IMAGE ?=
+# SYSTEM=etcd (or nats-jetstream, or a system file) makes `make up` start
+# that real server's cluster instead (docs/systems.md): `ringleader up`
+# builds what changed, starts NODES members (default 5) labelled compose,
+# with OPTIONS="NAME=VALUE,..." passed to the server (the others stay its
+# defaults), and returns once they agree on a leader. `ringleader fault`,
+# `run --attach` and `make down` work on it as on the compose cluster.
+SYSTEM        ?=
+NODES         ?= 5
 
 # up's variables are checked first, before anything is built.
 up-vars:
@@ -64,8 +72,12 @@ up-vars:
 		echo "PROGRAM= hosts a program instead of an algorithm, and a program takes no options: drop ALGORITHM= and OPTIONS=" >&2; exit 2; \
 	fi
 	@if [ -z "$(PROGRAM)" ] && [ -n "$(PROGRAM_IMAGE)" ]; then echo "PROGRAM_IMAGE= goes with PROGRAM=\"COMMAND ARGS\"" >&2; exit 2; fi
+	@if [ -n "$(SYSTEM)" ] && [ -n "$(PROGRAM)$(ALGORITHM)$(QUORUM)" ]; then echo "SYSTEM= starts a real server's cluster: drop PROGRAM=, ALGORITHM= and QUORUM=" >&2; exit 2; fi
 
-up: up-vars $(if $(PROGRAM),build,images) ## start the 5-node compose cluster with a fresh secret (ALGORITHM=, QUORUM=, OPTIONS="k=v,...", LOG_LEVEL= to switch; PROGRAM="cmd args" [PROGRAM_IMAGE=image] to host a program)
+up: up-vars $(if $(PROGRAM)$(SYSTEM),build,images) ## start the 5-node compose cluster with a fresh secret (ALGORITHM=, QUORUM=, OPTIONS="k=v,...", LOG_LEVEL= to switch; PROGRAM="cmd args" [PROGRAM_IMAGE=image] to host a program; SYSTEM=etcd [NODES=] for a real server)
+ifneq ($(SYSTEM),)
+	./$(BIN) up --system "$(SYSTEM)" --nodes $(NODES) --options "$(OPTIONS)" --image $(IMAGE)
+else
 	@mkdir -p $(dir $(SECRET_FILE))
 	@set -e; node_image=$(IMAGE); program=; \
 	if [ -n "$(PROGRAM)" ]; then \
@@ -79,6 +91,7 @@ up: up-vars $(if $(PROGRAM),build,images) ## start the 5-node compose cluster wi
 	fi; \
 	echo "$(COMPOSE) up -d"; \
 	NODE_IMAGE="$$node_image" RINGLEADER_PROGRAM="$$program" RINGLEADER_SECRET="$$(cat $(SECRET_FILE))" $(COMPOSE) up -d
+endif
 
 down: ## stop the compose cluster and remove its containers, network, volumes, secret and program image
 	@test -n "$(COMPOSE)" || { echo "neither 'docker compose' nor 'docker-compose' found" >&2; exit 1; }
@@ -86,6 +99,9 @@ down: ## stop the compose cluster and remove its containers, network, volumes, s
 	@ids=$$(docker ps -aq --filter label=org.ringleader.run=compose --filter label=org.ringleader.role=netfilter); \
 		if [ -n "$$ids" ]; then docker rm -f $$ids >/dev/null; fi
 	$(COMPOSE) down -v --remove-orphans
+	@# a real server's cluster (SYSTEM= make up) is ringleader's, not compose's
+	@if [ -n "$$(docker ps -aq --filter label=org.ringleader.run=compose --filter label=org.ringleader.system)" ]; then \
+		./$(BIN) clean --run compose || exit 1; fi
 	@# the images PROGRAM= made (ringleader image --run compose), once no container uses them
 	@tags=$$(docker images --filter label=org.ringleader.project=ringleader --filter label=org.ringleader.run=compose --format '{{.Repository}}:{{.Tag}}'); \
 		if [ -n "$$tags" ]; then echo "removing $$tags"; docker image rm $$tags >/dev/null; fi

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/system"
 )
 
 // Op names a fault operation. The names are those of the scenario files and
@@ -187,12 +188,25 @@ type ClusterSpec struct {
 	// Seed drives every random choice the backend makes (the simulator's
 	// network, the nodes' Rand).
 	Seed int64
+	// System, when set, is a real server the members run instead of
+	// election nodes (docs/systems.md); Algorithm is its name, and
+	// SystemOptions the options the scenario gave it (the others stay
+	// the server's defaults). A backend that cannot run servers refuses
+	// it.
+	System        *system.System
+	SystemOptions election.Options
 }
 
 // Validate checks a spec before anything starts.
 func (s ClusterSpec) Validate() error {
 	if s.Name == "" {
 		return fmt.Errorf("cluster: empty name")
+	}
+	if s.System != nil {
+		if len(s.Members) < 1 {
+			return fmt.Errorf("cluster %s: no members", s.Name)
+		}
+		return s.System.Validate()
 	}
 	a, err := election.Lookup(s.Algorithm)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/ringleader-dev/ringleader/program"
 	"github.com/ringleader-dev/ringleader/report"
 	"github.com/ringleader-dev/ringleader/scenario"
+	"github.com/ringleader-dev/ringleader/system"
 )
 
 // A stored run is a directory holding results.json (what was run: the
@@ -117,8 +118,20 @@ func scenarioOf(r *Result) (*scenario.Scenario, election.Algorithm, error) {
 			return nil, election.Algorithm{}, err
 		}
 	}
-	alg, err := election.Lookup(name)
-	if err != nil {
+	var sys *system.System
+	if r.System != nil {
+		file := r.System.Name
+		if r.System.File != "" {
+			file = r.System.File
+		}
+		if sys, err = system.Lookup(file, ""); err != nil {
+			return nil, election.Algorithm{}, err
+		}
+	}
+	var alg election.Algorithm
+	if sys != nil {
+		alg = sys.Algorithm()
+	} else if alg, err = election.Lookup(name); err != nil {
 		return nil, election.Algorithm{}, err
 	}
 	if len(r.Members) == 0 {
@@ -133,6 +146,7 @@ func scenarioOf(r *Result) (*scenario.Scenario, election.Algorithm, error) {
 		ExpectCheckers: map[check.Name]bool{},
 		Checkers:       []check.Name{},
 	}
+	sc.Cluster.System = sys
 	for _, c := range r.Checkers {
 		sc.Checkers = append(sc.Checkers, c.Checker)
 		if c.Expected == "fail" {

@@ -18,7 +18,7 @@ import (
 // scenario, passing or expected to fail, from the run directory or from
 // its history.jsonl.
 func TestRejudgingAStoredRunGivesItsVerdictsAgain(t *testing.T) {
-	for _, sc := range shipped(t) {
+	for _, sc := range simulated(t) {
 		t.Run(sc.Name, func(t *testing.T) {
 			res, err := harness.Run(context.Background(), sc, &sim.Backend{}, harness.Options{Store: t.TempDir(), Seed: 7, Progress: testWriter{t}})
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/outpath"
@@ -44,6 +45,16 @@ func reportOf(r *Result) report.Report {
 	// have been refused when the scenario was read.
 	rep.Quorum, _ = election.ParseQuorum(r.Quorum)
 	rep.Options = r.Options
+	if s := r.System; s != nil {
+		// A real server: its name and pinned version head the page,
+		// with how it was observed.
+		rep.Algorithm = s.Name + " " + s.Version
+		note := fmt.Sprintf("real server %s %s (image %s), observed by probing every member every %s ms", s.Name, s.Version, s.Image, fmt.Sprint(s.ProbeIntervalMillis))
+		if len(s.Defaults) > 0 {
+			note += "; left to the server's defaults: " + strings.Join(s.Defaults, ", ")
+		}
+		rep.Notes = append(rep.Notes, note)
+	}
 	if r.Description != "" {
 		rep.Notes = append(rep.Notes, r.Description)
 	}
@@ -55,7 +66,9 @@ func reportOf(r *Result) report.Report {
 	}
 	for _, c := range r.Checkers {
 		rep.Verdicts = append(rep.Verdicts, c.Verdict)
-		if c.Expected == "fail" {
+		if c.Expected == "fail" || c.Expected == Measured {
+			// Expected, or measured only (a property the system
+			// does not claim): not drawn as a fault of the run.
 			rep.ExpectedFail = append(rep.ExpectedFail, c.Checker)
 		}
 	}

@@ -29,7 +29,10 @@ type Result struct {
 	Quorum  string   `json:"quorum"`
 	// Options are the algorithm's options, resolved (absent for an
 	// algorithm without options).
-	Options election.Options  `json:"options,omitempty"`
+	Options election.Options `json:"options,omitempty"`
+	// System is the real server the run started (cluster.system),
+	// its version and how it was observed; nil for an algorithm.
+	System  *SystemResult     `json:"system,omitempty"`
 	Members []election.NodeID `json:"members"`
 	Timing  Timing            `json:"timing"`
 	// LivenessBoundMillis is the scenario's liveness_bound (0: the

@@ -73,8 +73,14 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 		}
 		return nil, err
 	}
-	alg, err := election.Lookup(sc.Cluster.Algorithm)
+	alg, err := algorithmOf(sc.Cluster)
 	if err != nil {
+		return abort(fmt.Errorf("scenario %s: %w", sc.Name, err))
+	}
+	if sc.Cluster.System != nil && backend.Name() == "sim" {
+		return abort(fmt.Errorf("scenario %s: system %s runs only as its own servers, in containers; in the simulator, its model is algorithm raft with the same timeouts", sc.Name, sc.Cluster.System.Name))
+	}
+	if err := refusedBySystem(sc); err != nil {
 		return abort(fmt.Errorf("scenario %s: %w", sc.Name, err))
 	}
 	// A parsed scenario is resolved already; one built in code may leave
@@ -112,6 +118,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 		Steps: []StepResult{}, Expectations: []ExpectResult{}, Checkers: []CheckerResult{}, Failovers: []FailoverResult{}, Returns: []FailoverResult{},
 	}
 	r.res = res
+	res.System = systemResult(sc.Cluster)
 
 	defer func() {
 		// Close with a context of our own: after SIGINT the run's
@@ -128,6 +135,9 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 		if herr := hw.Close(); herr != nil && err == nil {
 			err = herr
 		}
+		if sr, ok := backend.(systemStatser); ok && res.System != nil {
+			res.System.Probes = sr.SystemStats()
+		}
 		res.Finished = time.Now()
 		res.WallMillis = ms(res.Finished.Sub(res.Started))
 		res.Judge()
@@ -139,6 +149,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	spec := chaos.ClusterSpec{
 		Name: res.Cluster, Algorithm: sc.Cluster.Algorithm, Program: sc.Cluster.Program, ProgramImage: sc.Cluster.Image, ProgramTimeout: sc.Cluster.ProgramTimeout, Quorum: sc.Cluster.Quorum, Options: sc.Cluster.Options,
 		Members: r.members, Timing: sc.Cluster.Timing, Seed: opts.Seed,
+		System: sc.Cluster.System, SystemOptions: sc.Cluster.SystemOptions,
 	}
 	r.mark("start cluster " + spec.Name)
 	if err := backend.Start(ctx, spec, sink); err != nil {
@@ -259,7 +270,13 @@ func judgeInto(res *Result, sc *scenario.Scenario, a election.Algorithm, recs []
 	res.Checkers = []CheckerResult{}
 	for _, v := range an.Verdicts {
 		want := sc.Expected(v.Checker)
-		res.Checkers = append(res.Checkers, CheckerResult{Verdict: v, Expected: verdictWord(want), Match: v.Pass == want})
+		cr := CheckerResult{Verdict: v, Expected: verdictWord(want), Match: v.Pass == want}
+		if measuredOnly(sc, v.Checker) {
+			// A property the system does not promise: measured and
+			// shown, expected neither way.
+			cr.Expected, cr.Match = Measured, true
+		}
+		res.Checkers = append(res.Checkers, cr)
 	}
 	res.Checkpoints = len(checkpoints)
 	sb := an.SplitBrain
@@ -311,6 +328,11 @@ func CheckOptions(sc *scenario.Scenario, a election.Algorithm, checkpoints []tim
 // complexity command is where counts meet formulas).
 func CheckerNames(sc *scenario.Scenario, a election.Algorithm) []check.Name {
 	names := slices.Clone(sc.Checkers)
+	if len(names) == 0 && sc.Cluster.System != nil {
+		// A system runs every checker that means something for a
+		// server; the ones it does not claim are measured only.
+		names = slices.Clone(systemCheckers)
+	}
 	if len(names) == 0 {
 		for _, n := range check.Claimed(a, sc.Cluster.Quorum) {
 			if n != check.MessageComplexity {

@@ -22,7 +22,7 @@ func TestShippedScenariosPassInContainers(t *testing.T) {
 		t.Skip("-short: container scenarios take minutes")
 	}
 	dockertest.Require(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute) // etcd's first build takes two
 	defer cancel()
 	if err := docker.BuildImage(ctx, docker.DefaultImage, nil); err != nil {
 		t.Fatalf("building the node image: %v", err)

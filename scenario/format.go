@@ -14,6 +14,7 @@ import (
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/system"
 )
 
 // Format writes sc as a scenario file that Parse reads back to the same
@@ -85,6 +86,9 @@ func verdictText(pass bool) string {
 
 func clusterNode(c Cluster) *yaml.Node {
 	m := mapping(false)
+	if c.System != nil {
+		return systemClusterNode(m, c)
+	}
 	if len(c.Program) > 0 {
 		argv := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
 		for _, a := range c.Program {
@@ -130,6 +134,29 @@ func clusterNode(c Cluster) *yaml.Node {
 	add(timing, "suspicion", str(durationText(t.Suspicion)))
 	add(timing, "answer", str(durationText(t.Answer)))
 	add(m, "timing", timing)
+	return m
+}
+
+// systemClusterNode is a system's cluster: its name (or file), its
+// members, the options the scenario gave and a probe interval that is not
+// the system's default.
+func systemClusterNode(m *yaml.Node, c Cluster) *yaml.Node {
+	name := c.System.Name
+	if f := c.System.File(); strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml") {
+		name = f
+	}
+	add(m, "system", str(name))
+	add(m, "ids", idsNode(c.IDs))
+	if len(c.SystemOptions) > 0 {
+		o := mapping(true)
+		for _, k := range slices.Sorted(maps.Keys(c.SystemOptions)) {
+			add(o, k, str(c.SystemOptions[k]))
+		}
+		add(m, "options", o)
+	}
+	if d := time.Duration(c.System.Probe.Interval); d != 0 && d != system.DefaultInterval {
+		add(m, "probe_interval", str(durationText(d)))
+	}
 	return m
 }
 

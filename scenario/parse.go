@@ -20,6 +20,7 @@ import (
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/system"
 )
 
 // Error is one problem in a scenario file: where it is and what would be
@@ -355,23 +356,37 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 	} else {
 		s.Steps = p.steps(n)
 	}
+	p.refusedBySystem(s)
 	return s
 }
 
 func (p *parser) cluster(n *yaml.Node) Cluster {
-	f := p.fields(n, "cluster", "algorithm", "program", "image", "program_timeout", "nodes", "ids", "quorum", "options", "timing")
+	f := p.fields(n, "cluster", "algorithm", "program", "image", "program_timeout", "nodes", "ids", "quorum", "options", "timing", "system", "probe_interval")
 	var c Cluster
 	var alg election.Algorithm
 	algOK := false
 	a, hasAlg := f["algorithm"]
 	prog, hasProg := f["program"]
+	sys, hasSys := f["system"]
 	switch {
+	case hasSys && (hasAlg || hasProg):
+		p.errf(sys, "cluster.system", "a cluster runs a system, an algorithm or a program: give one of them")
+	case hasSys:
+		if v, ok := p.str(sys, "cluster.system"); ok {
+			var err error
+			if c.System, err = system.Lookup(v, filepath.Dir(p.file)); err != nil {
+				p.errf(sys, "cluster.system", "%v", err)
+			} else {
+				c.Algorithm = c.System.Name
+				alg, algOK = c.System.Algorithm(), true
+			}
+		}
 	case hasAlg && hasProg:
 		p.errf(prog, "cluster.program", "both algorithm and program given: a cluster runs one or the other")
 	case hasProg:
 		c.Program = p.command(prog, "cluster.program")
 	case !hasAlg:
-		p.errf(n, "cluster.algorithm", "missing; known: %s (or program: [command, args...], docs/protocol.md)", algorithmNames())
+		p.errf(n, "cluster.algorithm", "missing; known: %s (or program: [command, args...], docs/protocol.md; or system: %s, docs/systems.md)", algorithmNames(), strings.Join(system.Builtins(), " | "))
 	default:
 		if v, ok := p.str(a, "cluster.algorithm"); ok {
 			c.Algorithm = v
@@ -452,6 +467,13 @@ func (p *parser) cluster(n *yaml.Node) Cluster {
 		}
 		c.Options = p.options(f["options"], alg)
 	}
+	if hasSys {
+		p.systemCluster(&c, f)
+		return c
+	}
+	if v, ok := f["probe_interval"]; ok {
+		p.errf(v, "cluster.probe_interval", "only with a system: how often the harness asks each member who leads")
+	}
 	if v, ok := f["timing"]; ok {
 		tf := p.fields(v, "cluster.timing", "heartbeat", "suspicion", "answer")
 		for key, dst := range map[string]*time.Duration{"heartbeat": &c.Timing.Heartbeat, "suspicion": &c.Timing.Suspicion, "answer": &c.Timing.Answer} {
@@ -466,6 +488,60 @@ func (p *parser) cluster(n *yaml.Node) Cluster {
 	}
 	c.Timing = c.Timing.WithDefaultsFor(len(c.IDs))
 	return c
+}
+
+// systemCluster finishes a system's cluster: the options the file gave
+// (only those are passed to the server), the timing the server's own
+// options make, and the probe's interval.
+func (p *parser) systemCluster(c *Cluster, f map[string]*yaml.Node) {
+	if v, ok := f["timing"]; ok {
+		p.errf(v, "cluster.timing", "a system keeps its own timers; set them with its options (docs/systems.md)")
+	}
+	if c.System == nil {
+		return
+	}
+	sys := *c.System // the scenario's own copy: its probe interval may differ
+	c.System = &sys
+	c.SystemOptions = election.Options{}
+	if o := f["options"]; o != nil && o.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(o.Content); i += 2 {
+			if v, ok := c.Options[o.Content[i].Value]; ok {
+				c.SystemOptions[o.Content[i].Value] = v
+			}
+		}
+	}
+	hb, el, err := sys.Timings(c.Options)
+	if err != nil {
+		p.errf(f["options"], "cluster.options", "%v", err)
+		hb, el = election.DefaultTiming.Heartbeat, election.DefaultTiming.Suspicion
+	}
+	c.Timing = election.Timing{Heartbeat: hb, Suspicion: el, Answer: hb}
+	if err := c.Timing.Validate(); err != nil {
+		p.errf(f["options"], "cluster.options", "%v", err)
+	}
+	if v, ok := f["probe_interval"]; ok {
+		if d, ok := p.duration(v, "cluster.probe_interval"); ok {
+			if d < time.Millisecond || d > time.Second {
+				p.errf(v, "cluster.probe_interval", "%v: want 1ms to 1s", d)
+			}
+			sys.Probe.Interval = system.Duration(d)
+		}
+	}
+}
+
+// refusedBySystem reports every step that applies a fault the cluster's
+// system cannot take (a clock fault on a Go server), at the step's line,
+// before anything starts.
+func (p *parser) refusedBySystem(s *Scenario) {
+	if s.Cluster.System == nil {
+		return
+	}
+	for i, st := range s.Steps {
+		if why := s.Cluster.System.Refusal(string(st.Op)); why != "" && st.Op.IsFault() {
+			p.errs = append(p.errs, &Error{File: p.file, Line: st.Line, Field: fmt.Sprintf("steps[%d].%s", i+1, st.Op),
+				Msg: fmt.Sprintf("system %s cannot take a %s fault: %s", s.Cluster.System.Name, st.Op, why)})
+		}
+	}
 }
 
 // command reads a program's command line: a non-empty list of strings,

@@ -18,6 +18,7 @@ import (
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/system"
 )
 
 // Scenario is one parsed and validated scenario file.
@@ -77,6 +78,16 @@ type Cluster struct {
 	Options election.Options
 	// Timing with defaults filled in.
 	Timing election.Timing
+	// System, instead of an algorithm or a program, is a real server
+	// run as a black box (cluster.system: etcd, nats-jetstream or a
+	// system file; docs/systems.md); Algorithm is then its name and
+	// Options its options resolved (the server's defaults filled in),
+	// while SystemOptions holds only those the file gave: the others
+	// are not passed, so the server's own defaults run. Its Timing is
+	// the server's heartbeat and election timeout, and its probe's
+	// interval is cluster.probe_interval when given.
+	System        *system.System
+	SystemOptions election.Options
 }
 
 // Op is what a step does: wait, expect, or one of the fault operations of

@@ -81,6 +81,9 @@ func (b *Backend) Attach(ctx context.Context, run string, sink history.Sink) (ch
 	if err := b.adoptDelays(ctx, run); err != nil {
 		return chaos.ClusterSpec{}, err
 	}
+	if spec.System != nil {
+		return b.attachSystem(ctx, followCtx, spec) // probed, not read from logs
+	}
 	// Read every log to its end first, so that the views are the ones
 	// the nodes hold now before any fault is resolved against them; the
 	// followers then go on from there.
@@ -197,7 +200,15 @@ func findNodes(ctx context.Context, cli client.APIClient, run string, wait time.
 		}
 		ct := res.Container
 		name := strings.TrimPrefix(ct.Name, "/")
-		s, id, err := specFromEnv(envMap(ct.Config.Env))
+		image := ct.Config.Image
+		var s chaos.ClusterSpec
+		var id election.NodeID
+		if _, isSystem := ct.Config.Labels[LabelSystem]; isSystem {
+			s, id, err = specFromSystemLabels(run, ct.Config.Labels)
+			image = "" // a server's image holds no netfilter helper
+		} else {
+			s, id, err = specFromEnv(envMap(ct.Config.Env))
+		}
 		if err != nil {
 			return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: attach %s: container %s: %w", run, name, err)
 		}
@@ -210,8 +221,16 @@ func findNodes(ctx context.Context, cli client.APIClient, run string, wait time.
 			return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: attach %s: two containers claim node %d (%s and %s)", run, id, other, name)
 		}
 		seen[id] = name
-		found = append(found, foundNode{id: id, name: name, cid: ct.ID, image: ct.Config.Image,
+		found = append(found, foundNode{id: id, name: name, cid: ct.ID, image: image,
 			running: ct.State != nil && ct.State.Running, paused: ct.State != nil && ct.State.Paused})
+	}
+	if spec.System != nil {
+		// A server's labels name the member, not the membership: the
+		// members are the containers found.
+		for id := range seen {
+			spec.Members = append(spec.Members, id)
+		}
+		slices.Sort(spec.Members)
 	}
 	for _, id := range spec.Members {
 		if _, ok := seen[id]; !ok {
@@ -228,6 +247,9 @@ func findNodes(ctx context.Context, cli client.APIClient, run string, wait time.
 
 // sameCluster says whether two nodes' environments describe one cluster.
 func sameCluster(a, b chaos.ClusterSpec) bool {
+	if (a.System == nil) != (b.System == nil) || (a.System != nil && (a.System.Name != b.System.Name || !maps.Equal(a.SystemOptions, b.SystemOptions))) {
+		return false
+	}
 	return a.Name == b.Name && slices.Equal(a.Members, b.Members) && a.Algorithm == b.Algorithm &&
 		slices.Equal(a.Program, b.Program) && a.Quorum == b.Quorum && maps.Equal(a.Options, b.Options)
 }

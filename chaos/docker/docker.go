@@ -166,6 +166,9 @@ type Backend struct {
 	ops    sync.WaitGroup
 	bg     sync.WaitGroup // helper removals in the background
 	reaper *watcher       // the run's reaper (reaper.go); nil without one
+	// sysIDs maps a system's server IDs to members, learnt from each
+	// member's own answers (system.go).
+	sysIDs map[string]election.NodeID
 }
 
 // takeRunLocked makes b the backend of run, recording into sink, with
@@ -221,6 +224,9 @@ type node struct {
 	said     nodeControl
 	saidBoot string
 	saidAt   time.Time
+	// probe is what the harness knows of a system member's answers
+	// (system.go); nil for an election node.
+	probe *probeState
 }
 
 // newNode is the book-keeping of node id's container cid.
@@ -376,6 +382,14 @@ func runFilter(run string) client.Filters { return reaper.Filter(run) }
 
 // labels are what every container, volume and network of a run carries:
 // the project, the run, the role, and this process as the run's owner.
+//
+// The compose cluster is nobody's (compose labels its containers so, and
+// `ringleader up` starts a system's compose cluster alike): it outlives
+// the process that made it, and `make down` removes it.
 func labels(run, role string) map[string]string {
-	return map[string]string{LabelProject: Project, LabelRun: run, LabelRole: role, LabelOwner: self().String()}
+	l := map[string]string{LabelProject: Project, LabelRun: run, LabelRole: role}
+	if run != ComposeRun {
+		l[LabelOwner] = self().String()
+	}
+	return l
 }

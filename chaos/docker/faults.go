@@ -66,6 +66,9 @@ func (b *Backend) decide(f chaos.Fault) (chaos.Outcome, error) {
 	if _, known := chaos.KindOf(f.Op); known && hooks[f.Op] == nil {
 		return chaos.Outcome{}, chaos.Unsupported(f.Op, b.Name())
 	}
+	if err := b.refuseForSystem(f); err != nil {
+		return chaos.Outcome{}, err
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return chaos.Decide(f, b.world, b.spec.Members)
@@ -378,6 +381,9 @@ func (b *Backend) addrsLocked() rules.Addrs {
 
 // wantRulesLocked is what node id's namespace should hold now.
 func (b *Backend) wantRulesLocked(id election.NodeID) netfilter.Rules {
+	if b.spec.System != nil {
+		return b.systemRulesLocked(b.addrsLocked(), id)
+	}
 	return rules.Want(b.world, b.spec.Members, b.addrsLocked(), id)
 }
 
@@ -396,6 +402,9 @@ func (b *Backend) syncRules(ctx context.Context) error {
 			continue // its delay helper installs them as it starts
 		}
 		want[id] = rules.Want(b.world, b.spec.Members, addrs, id)
+		if b.spec.System != nil {
+			want[id] = b.systemRulesLocked(addrs, id)
+		}
 	}
 	plan := rules.Diff(b.spec.Members, b.applied, want)
 	b.mu.Unlock()

@@ -55,6 +55,9 @@ func (b *Backend) reconcileNodes(ctx context.Context, ids []election.NodeID) err
 // difference, the whole drop set — at most two requests, since one
 // request changes the clock one way.
 func (b *Backend) reconcileNode(ctx context.Context, n *node) error {
+	if b.spec.System != nil {
+		return nil // a server has no control channel: its one-way cuts are rules (system.go)
+	}
 	b.mu.Lock()
 	want := b.world.ClockOf(n.id)
 	drop := rules.DropFrom(b.world, b.spec.Members, n.id)

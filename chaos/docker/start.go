@@ -82,6 +82,17 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 		return err
 	}
 	b.nodeImage = b.cfg.image
+	if spec.System != nil {
+		// The node image still serves the netfilter helpers and the
+		// reaper; the members run the system's.
+		if err := BuildSystemImage(ctx, spec.System, b.cfg.progress); err != nil {
+			return err
+		}
+		if err := checkImageExposesNothing(ctx, cli, spec.System.Image); err != nil {
+			return err
+		}
+		b.nodeImage = spec.System.Image
+	}
 	if len(spec.Program) > 0 {
 		if b.nodeImage, b.programLine, err = buildProgramImage(ctx, cli, b.cfg.image, spec.Program, spec.ProgramImage, nil, b.cfg.progress); err != nil {
 			return err
@@ -142,6 +153,9 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	})
 	if err != nil {
 		return err
+	}
+	if !booted && spec.System != nil {
+		return fmt.Errorf("docker: run %s: not every %s member answered its probe within %v:\n%s", b.run, spec.System.Name, b.cfg.bootTimeout, b.notAnswered(ctx))
 	}
 	if !booted {
 		return fmt.Errorf("docker: run %s: not every node logged event=boot within %v (not booted: %s); see `docker logs rl-%s-node<ID>`",
@@ -248,6 +262,9 @@ func (b *Backend) containerName(id election.NodeID) string {
 }
 
 func (b *Backend) startNode(ctx, followCtx context.Context, nw *testcontainers.DockerNetwork, addrs map[election.NodeID]netip.Addr, id election.NodeID) error {
+	if b.spec.System != nil {
+		return b.startSystemMember(ctx, followCtx, nw, addrs, id)
+	}
 	name := b.containerName(id)
 	t0 := time.Now()
 	req := testcontainers.GenericContainerRequest{

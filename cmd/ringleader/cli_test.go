@@ -61,7 +61,7 @@ func TestTheSameMistakeGetsTheSameShapeEverywhere(t *testing.T) {
 		want string
 	}
 	var cases []mistake
-	for _, cmd := range [][]string{{"clean"}, {"conform"}, {"fault"}, {"image"}, {"reap"}, {"run"}, {"tap"}, {"watch"}, {"node"}, {"sim", "complexity"}, {"sim", "explore"}, {"netfilter", "delay"}} {
+	for _, cmd := range [][]string{{"clean"}, {"conform"}, {"fault"}, {"image"}, {"reap"}, {"run"}, {"tap"}, {"up"}, {"watch"}, {"node"}, {"sim", "complexity"}, {"sim", "explore"}, {"netfilter", "delay"}} {
 		name := "ringleader " + strings.Join(cmd, " ")
 		cases = append(cases, mistake{append(cmd[:len(cmd):len(cmd)], "--no-such-flag"),
 			name + ": flag provided but not defined: --no-such-flag (see 'ringleader help " + strings.Join(cmd, " ") + "')"})
@@ -147,4 +147,20 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func TestUpRefusesWhatCannotStartBeforeTouchingTheEngine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"up"}, "--system is required (built in: etcd, nats-jetstream"},
+		{[]string{"up", "--system", "zookeeper"}, `unknown system "zookeeper"`},
+		{[]string{"up", "--system", "etcd", "--options", "election=5"}, "election"},
+		{[]string{"up", "--system", "etcd", "--nodes", "0"}, "--nodes 0"},
+	} {
+		r := ringleader(t, c.args...)
+		r.wantCode(t, 2, c.args...)
+		wantContains(t, "stderr", r.stderr, c.want)
+	}
 }

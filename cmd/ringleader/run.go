@@ -106,6 +106,23 @@ func runCmd(args []string) int {
 	}
 	defer program.CloseAll()
 
+	if f.backend != "docker" {
+		// A real server runs only as itself, in containers: its
+		// scenarios are left out here, and a run of nothing else is
+		// refused.
+		var kept []*scenario.Scenario
+		for _, sc := range scs {
+			if sc.Cluster.System != nil {
+				fmt.Fprintf(os.Stderr, "ringleader run: %s: skipped: system %s runs only as its own servers, in containers (--backend docker); in the simulator, its model is algorithm raft with the same timeouts\n", sc.File, sc.Cluster.System.Name)
+				continue
+			}
+			kept = append(kept, sc)
+		}
+		if len(kept) == 0 {
+			return 2
+		}
+		scs = kept
+	}
 	if f.backend == "docker" {
 		// Checked up front too: a simulator-only algorithm would fail
 		// only once its containers were starting.
