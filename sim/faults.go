@@ -133,7 +133,7 @@ func (s *Sim) carryOut(f chaos.Fault) error {
 			return err
 		}
 	}
-	if k, _ := chaos.KindOf(f.Op); k.Family == chaos.Network {
+	if k, _ := chaos.KindOf(f.Op); k.Family == chaos.FamilyNetwork {
 		if len(s.state.Cut) < cutBefore {
 			s.heals++ // hints about cuts now lifted are void
 		}
@@ -187,13 +187,17 @@ func (s *Sim) reconcileNetwork() {
 			}
 		}
 	}
+	delayed := false
 	for _, n := range s.nodes {
-		d := s.state.Delay[n.id]
-		n.loss, n.delay, n.jitter = s.state.Loss[n.id], d.Delay, d.Jitter
+		loss, _ := s.state.NetOf(chaos.Loss, n.id)
+		d, ok := s.state.NetOf(chaos.Delay, n.id)
+		n.loss = chaos.LossPercent.Num(loss)
+		n.delay, n.jitter = chaos.DelayMS.Dur(d), chaos.DelayJitter.Dur(d)
+		delayed = delayed || ok
 	}
-	s.perNode = s.perNode || len(s.state.Loss) > 0 || len(s.state.Delay) > 0
+	s.perNode = s.perNode || len(s.state.Net) > 0
 	// Delays that differ can reorder a link: keep it FIFO from now on.
-	s.trackFIFO = s.trackFIFO || len(s.state.Delay) > 0
+	s.trackFIFO = s.trackFIFO || delayed
 }
 
 // reconcileClock brings n's clock to the world model's skew: a rate

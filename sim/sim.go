@@ -335,14 +335,8 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	clear(s.linkLastDense)
 	s.trackFIFO = s.opts.Delay.Kind != DistConstant
 	s.perNode, s.started, s.heals = false, false, 0
-	clear(s.state.Views)
-	clear(s.state.Up)
-	clear(s.state.Paused)
-	clear(s.state.Cut)
+	s.state.Clear()
 	clear(s.cutDense)
-	clear(s.state.Loss)
-	clear(s.state.Delay)
-	clear(s.state.Clocks)
 	s.stateChanged = false
 	s.counts = Counts{}
 	s.overCap = false

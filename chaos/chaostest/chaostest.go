@@ -177,7 +177,7 @@ var cases = []testCase{
 		s.fails(t, loss(0.005, 5), "below 1%")
 		s.fails(t, loss(1.5, 5), "from 0")
 		s.fails(t, loss(-0.1, 5), "from 0")
-		s.fails(t, chaos.Fault{Op: chaos.Loss, Loss: 0.5}, "no target nodes")
+		s.fails(t, chaos.Fault{Op: chaos.Loss, Params: chaos.ParamsOf(chaos.LossPercent.Of(0.5))}, "no target nodes")
 	}},
 	{"RemovingLossOrDelayWhereThereIsNoneIsANoOp", func(s *suite, t *testing.T) {
 		s.ok(t, loss(0, 3), "no-op: node 3 has no loss")
@@ -187,12 +187,12 @@ var cases = []testCase{
 		s.want(t, "nothing degraded", func(st chaos.State) bool { return !st.NetworkFaulted() })
 	}},
 	{"DelayAndItsRemoval", func(s *suite, t *testing.T) {
-		s.ok(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}, "")
+		s.ok(t, delay(20*time.Millisecond, 5*time.Millisecond, 2), "")
 		s.want(t, "node 2 degraded", func(st chaos.State) bool { return st.Degraded(2) })
 		s.ok(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(2)}, "")
 		s.want(t, "node 2 no longer degraded", func(st chaos.State) bool { return !st.Degraded(2) })
-		s.fails(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: -time.Millisecond}, "negative")
-		s.fails(t, chaos.Fault{Op: chaos.Delay, Delay: time.Millisecond}, "no target nodes")
+		s.fails(t, delay(-time.Millisecond, 0, 2), "negative")
+		s.fails(t, delay(time.Millisecond, 0), "no target nodes")
 	}},
 	{"PartitionIntoGroupsSplitsTheBrainAndHealMendsIt", func(s *suite, t *testing.T) {
 		s.ok(t, chaos.Fault{Op: chaos.Partition, Groups: [][]election.NodeID{{1, 2}, {3, 4, 5}}}, "")
@@ -325,11 +325,11 @@ var samples = map[chaos.Op]sample{
 		effect: func(st chaos.State) bool { return !st.Reachable(5, 1) && st.Reachable(1, 5) }, undo: []chaos.Fault{heal}},
 	chaos.Heal: {before: []chaos.Fault{{Op: chaos.Partition, Links: [][2]election.NodeID{{5, 1}}}}, fault: heal,
 		effect: func(st chaos.State) bool { return !st.NetworkFaulted() }},
-	chaos.Loss: {fault: loss(0.3, 2), effect: func(st chaos.State) bool { return st.Loss[2] == 0.3 }, undo: []chaos.Fault{heal}},
-	chaos.Delay: {fault: chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: 20 * time.Millisecond},
-		effect: func(st chaos.State) bool { return st.Delay[2] == chaos.Latency{Delay: 20 * time.Millisecond} }, undo: []chaos.Fault{heal}},
-	chaos.Clock: {fault: chaos.Fault{Op: chaos.Clock, Nodes: ids(2), Rate: 2},
-		effect: func(st chaos.State) bool { return st.ClockOf(2).Rate == 2 }, undo: []chaos.Fault{{Op: chaos.Clock, Nodes: ids(2), Rate: 1}}},
+	chaos.Loss: {fault: loss(0.3, 2), effect: inNet(chaos.Loss, 2, chaos.LossPercent.Of(0.3)), undo: []chaos.Fault{heal}},
+	chaos.Delay: {fault: delay(20*time.Millisecond, 0, 2),
+		effect: inNet(chaos.Delay, 2, chaos.DelayMS.OfDur(20*time.Millisecond)), undo: []chaos.Fault{heal}},
+	chaos.Clock: {fault: clockRate(2, 2),
+		effect: func(st chaos.State) bool { return st.ClockOf(2).Rate == 2 }, undo: []chaos.Fault{clockRate(1, 2)}},
 }
 
 // carriedOutOrUnsupported applies a sample's fault: a kind the backend
@@ -390,7 +390,7 @@ func undoOf(f chaos.Fault) chaos.Fault {
 // sameFaults reports whether two states hold the same faults in force.
 func sameFaults(a, b chaos.State) bool {
 	return maps.Equal(a.Up, b.Up) && maps.Equal(a.Paused, b.Paused) && maps.Equal(a.Cut, b.Cut) &&
-		maps.Equal(a.Loss, b.Loss) && maps.Equal(a.Delay, b.Delay) && maps.Equal(a.Clocks, b.Clocks)
+		maps.EqualFunc(a.Net, b.Net, chaos.Params.Equal) && maps.Equal(a.Clocks, b.Clocks)
 }
 
 func ids(l ...election.NodeID) []election.NodeID { return l }
@@ -399,7 +399,22 @@ func restart(n ...election.NodeID) chaos.Fault   { return chaos.Fault{Op: chaos.
 func pause(n ...election.NodeID) chaos.Fault     { return chaos.Fault{Op: chaos.Pause, Nodes: n} }
 func resume(n ...election.NodeID) chaos.Fault    { return chaos.Fault{Op: chaos.Resume, Nodes: n} }
 func loss(p float64, n ...election.NodeID) chaos.Fault {
-	return chaos.Fault{Op: chaos.Loss, Nodes: n, Loss: p}
+	return chaos.Fault{Op: chaos.Loss, Nodes: n, Params: chaos.ParamsOf(chaos.LossPercent.Of(p))}
+}
+func delay(d, jitter time.Duration, n ...election.NodeID) chaos.Fault {
+	return chaos.Fault{Op: chaos.Delay, Nodes: n, Params: chaos.ParamsOf(chaos.DelayMS.OfDur(d), chaos.DelayJitter.OfDur(jitter))}
+}
+func clockRate(r float64, n ...election.NodeID) chaos.Fault {
+	return chaos.Fault{Op: chaos.Clock, Nodes: n, Params: chaos.ParamsOf(chaos.ClockRate.Of(r))}
+}
+
+// inNet is the effect of a per-node network fault: State.Net holds
+// exactly these values for it on node id.
+func inNet(op chaos.Op, id election.NodeID, vals ...chaos.Value) func(chaos.State) bool {
+	return func(st chaos.State) bool {
+		p, ok := st.NetOf(op, id)
+		return ok && p.Equal(chaos.ParamsOf(vals...))
+	}
 }
 
 func allView(st chaos.State, nodes []election.NodeID, leader election.NodeID) bool {

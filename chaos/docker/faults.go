@@ -350,7 +350,7 @@ func (b *Backend) reconcileNetwork(ctx context.Context) error {
 	var stale []string
 	b.mu.Lock()
 	for id, h := range b.delays {
-		if want, ok := b.world.Delay[id]; !ok || want != h.latency || !b.world.Up[id] {
+		if want, ok := delayOf(b.world, id); !ok || want != h.latency || !b.world.Up[id] {
 			stale = append(stale, h.cid)
 			delete(b.delays, id)
 		}
@@ -392,7 +392,7 @@ func (b *Backend) syncRules(ctx context.Context) error {
 		if b.nodes[id] == nil || !b.world.Up[id] {
 			continue // installed when it starts again
 		}
-		if _, delayed := b.world.Delay[id]; delayed && b.delays[id].cid == "" {
+		if _, delayed := b.world.NetOf(chaos.Delay, id); delayed && b.delays[id].cid == "" {
 			continue // its delay helper installs them as it starts
 		}
 		want[id] = rules.Want(b.world, b.spec.Members, addrs, id)

@@ -145,7 +145,8 @@ func (b *Backend) adoptControl() {
 			b.world.Apply(chaos.Fault{Op: chaos.Partition, Links: links}, b.spec.Members)
 		}
 		if said.rate != 1 || said.jumped != 0 {
-			b.world.Apply(chaos.Fault{Op: chaos.Clock, Nodes: []election.NodeID{id}, Rate: said.rate, Jump: said.jumped}, b.spec.Members)
+			p := chaos.ParamsOf(chaos.ClockRate.Of(said.rate), chaos.ClockJump.OfDur(said.jumped))
+			b.world.Apply(chaos.Fault{Op: chaos.Clock, Nodes: []election.NodeID{id}, Params: p}, b.spec.Members)
 		}
 		said.boot = len(n.rec.Boots)
 		b.ctl[id] = said

@@ -591,7 +591,7 @@ func (x *session) runSchedule(claims []check.Name, seed int64, extra history.Sin
 			// A generated step that fails is a bug in the generator;
 			// the schedule's lines say so (FAILED) and the tests look.
 			_ = x.play(scenario.FaultStep(f))
-			if k, _ := chaos.KindOf(f.Op); k.Family == chaos.Network {
+			if k, _ := chaos.KindOf(f.Op); k.Family == chaos.FamilyNetwork {
 				netFaults = f.Op != chaos.Heal
 			}
 		}
