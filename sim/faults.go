@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/clock"
@@ -10,49 +12,68 @@ import (
 	"github.com/ringleader-dev/ringleader/history"
 )
 
-// Apply injects a fault now and records it as every backend does: an
-// invoke record, then ok (with chaos.Decide's note for what was already so)
-// or fail with the error. The fault's edges (killing a node that is down,
-// healing nothing) have the outcomes chaos.Decide gives every backend.
-// target is the scenario's text for the record ("leader", "3"); empty means
-// the resolved node list.
+// Apply injects a fault now and records it as every backend does
+// (chaos.Carry): an invoke record, then ok (with chaos.Decide's note for
+// what was already so) or fail with the error. The simulator's part is
+// what it cannot do (world.Refuse) and its reconcile hook
+// (world.Reconcile). target is the scenario's text for the record
+// ("leader", "3"); empty means the resolved node list.
 func (s *Sim) Apply(f chaos.Fault, target string) error {
 	if target == "" {
 		target = idsString(f.Nodes)
 	}
-	s.emitFault(f, target, history.FaultInvoke, "", nil)
-	out, err := s.decide(f)
-	if err == nil {
-		err = s.carryOut(out.Fault)
+	return chaos.Carry(context.Background(), (*world)(s), f, target)
+}
+
+// world is the simulator as chaos.Carry sees it.
+type world Sim
+
+func (w *world) Name() string   { return "sim" }
+func (w *world) Now() time.Time { return (*Sim)(w).Time() }
+
+func (w *world) Record(r history.Record) {
+	if w.sink != nil {
+		(*Sim)(w).emit(r)
 	}
-	if err != nil {
-		err = fmt.Errorf("sim: %s %s: %w", f.Op, target, err)
-		s.emitFault(f, target, history.FaultFail, "", err)
-		return err
+}
+
+// Refuse: a fault-free cluster takes no fault, and a node cannot be
+// touched before it exists (the network may be shaped before the nodes
+// boot).
+func (w *world) Refuse(f chaos.Fault) error {
+	if w.opts.FaultFree {
+		return fmt.Errorf("the cluster runs fault-free (Options.FaultFree): its machines detect no failures")
 	}
-	s.emitFault(f, target, history.FaultOK, out.Note, nil)
+	if k, _ := chaos.KindOf(f.Op); k.Family == chaos.FamilyProcess && !w.started {
+		return fmt.Errorf("the cluster has not started (call Start first)")
+	}
 	return nil
 }
 
-func (s *Sim) emitFault(f chaos.Fault, target string, p history.FaultPhase, note string, err error) {
-	if s.sink != nil {
-		s.emit(f.Record(s.Time(), target, p, note, err))
+func (w *world) Model(change func(*chaos.State, []election.NodeID) *chaos.Fault) {
+	if change(&w.state, w.opts.Members) != nil {
+		w.stateChanged = true
 	}
 }
 
-func (s *Sim) decide(f chaos.Fault) (chaos.Outcome, error) {
-	if s.opts.FaultFree {
-		return chaos.Outcome{}, fmt.Errorf("the cluster runs fault-free (Options.FaultFree): its machines detect no failures")
+// Reconcile brings the simulator's physics to the world model, which f
+// has just changed: machines stopped or booted, timers held or released,
+// hints scheduled, the per-link tables refilled, clocks re-timed.
+func (w *world) Reconcile(_ context.Context, f chaos.Fault) error {
+	s := (*Sim)(w)
+	ns, err := s.lookup(f.Nodes)
+	if err != nil {
+		return err
 	}
-	switch f.Op {
-	case chaos.Kill, chaos.Stop, chaos.Restart, chaos.Pause, chaos.Resume:
-		// The network may be shaped before the nodes boot; the nodes
-		// themselves cannot be touched before they exist.
-		if !s.started {
-			return chaos.Outcome{}, fmt.Errorf("the cluster has not started (call Start first)")
+	for _, n := range ns {
+		if err := s.reconcileNode(n, f.Op); err != nil {
+			return err
 		}
 	}
-	return chaos.Decide(f, s.state, s.opts.Members)
+	if k, _ := chaos.KindOf(f.Op); k.Family == chaos.FamilyNetwork {
+		s.reconcileNetwork(f)
+	}
+	return nil
 }
 
 // Kill crashes the given nodes (SIGKILL).
@@ -107,42 +128,6 @@ func (s *Sim) lookup(ids []election.NodeID) ([]*node, error) {
 	return out, nil
 }
 
-// carryOut applies a fault chaos.Decide has checked: first to the world
-// model (chaos.State.Apply, the one place a fault's effect is written),
-// then to the simulator's physics, reconciled from the model: machines
-// stopped or booted, timers held or released, hints scheduled, the fast
-// per-link tables refilled, clocks re-timed.
-func (s *Sim) carryOut(f chaos.Fault) error {
-	ns, err := s.lookup(f.Nodes)
-	if err != nil {
-		return err
-	}
-	if _, ok := chaos.KindOf(f.Op); !ok {
-		return chaos.Unsupported(f.Op, "sim")
-	}
-	// Hints are about links that had no cut before this fault.
-	var newlyCut [][2]election.NodeID
-	if f.Op == chaos.Partition {
-		newlyCut = s.newlyCutPairs(f.Links) // Decide gave the partition as its links
-	}
-	cutBefore := len(s.state.Cut)
-	s.state.Apply(f, s.opts.Members)
-	s.stateChanged = true
-	for _, n := range ns {
-		if err := s.reconcileNode(n, f.Op); err != nil {
-			return err
-		}
-	}
-	if k, _ := chaos.KindOf(f.Op); k.Family == chaos.FamilyNetwork {
-		if len(s.state.Cut) < cutBefore {
-			s.heals++ // hints about cuts now lifted are void
-		}
-		s.reconcileNetwork()
-		s.hintCut(newlyCut)
-	}
-	return nil
-}
-
 // reconcileNode brings n's process, pause and clock to what the world
 // model says.
 func (s *Sim) reconcileNode(n *node, op chaos.Op) error {
@@ -174,19 +159,38 @@ func (s *Sim) reconcileNode(n *node, op chaos.Op) error {
 	return nil
 }
 
-// reconcileNetwork refills the per-link cut table and the nodes' loss and
-// delay from the world model.
-func (s *Sim) reconcileNetwork() {
-	clear(s.cutDense)
-	if s.cutDense != nil {
-		for l := range s.state.Cut {
-			a, okA := s.lookupIndex(l[0])
-			b, okB := s.lookupIndex(l[1])
-			if okA && okB {
-				s.cutDense[int(a)*len(s.nodes)+int(b)] = true
-			}
+// reconcileNetwork refills the per-link cut tables and the nodes' loss
+// and delay from the world model, after f changed it: links newly cut
+// both ways get their routes' hints, and hints about cuts now lifted are
+// void.
+func (s *Sim) reconcileNetwork(f chaos.Fault) {
+	var newlyCut [][2]election.NodeID
+	if f.Op == chaos.Partition {
+		newlyCut = s.newlyCutPairs(f.Links) // Decide gave the partition as its links
+	}
+	lifted := false
+	for l := range s.cuts {
+		if !s.state.Cut[l] {
+			lifted = true
+			delete(s.cuts, l)
 		}
 	}
+	if lifted {
+		s.heals++
+	}
+	clear(s.cutDense)
+	for l := range s.state.Cut {
+		s.cuts[l] = true
+		if s.cutDense == nil {
+			continue
+		}
+		a, okA := s.lookupIndex(l[0])
+		b, okB := s.lookupIndex(l[1])
+		if okA && okB {
+			s.cutDense[int(a)*len(s.nodes)+int(b)] = true
+		}
+	}
+	s.hintCut(newlyCut)
 	delayed := false
 	for _, n := range s.nodes {
 		loss, _ := s.state.NetOf(chaos.Loss, n.id)

@@ -210,8 +210,11 @@ type Sim struct {
 	// linkLastDense is linkLast for small clusters (the explorer's), by
 	// from·n+to: a slice index rather than a map write per message.
 	linkLastDense []time.Duration
-	// cutDense mirrors state.Cut for the same small clusters, by
-	// from·n+to: a message's cut check without hashing a pair.
+	// cuts are the links the physics has cut: state.Cut as of the last
+	// reconcile, so that the next one sees what a fault changed.
+	cuts map[[2]election.NodeID]bool
+	// cutDense mirrors cuts for the same small clusters, by from·n+to: a
+	// message's cut check without hashing a pair.
 	cutDense  []bool
 	trackFIFO bool
 
@@ -266,6 +269,7 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 		index:     make(map[election.NodeID]int32, len(opts.Members)),
 		netSrc:    rand.NewPCG(uint64(opts.Seed), netStream),
 		linkLast:  map[uint64]time.Duration{},
+		cuts:      map[[2]election.NodeID]bool{},
 		state:     chaos.NewState(),
 		counts:    Counts{},
 		trackFIFO: opts.Delay.Kind != DistConstant,
@@ -336,6 +340,7 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	s.trackFIFO = s.opts.Delay.Kind != DistConstant
 	s.perNode, s.started, s.heals = false, false, 0
 	s.state.Clear()
+	clear(s.cuts)
 	clear(s.cutDense)
 	s.stateChanged = false
 	s.counts = Counts{}
