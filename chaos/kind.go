@@ -243,28 +243,20 @@ var kindList = []Kind{
 	},
 }
 
-// kindOf is op's descriptor, nil for an unknown operation: a scan, which
-// for a dozen kinds costs less than hashing the name, and a pointer, as a
-// Kind is a couple of hundred bytes. The worlds look a kind up on every
-// fault they apply and the checkers on every fault they replay.
+// kindOf is op's descriptor, nil for an unknown operation: a scan of Ops
+// (kindList's operations, in its order), which for a dozen kinds costs
+// less than hashing the name and reads three cache lines, not one per
+// descriptor; and a pointer, as a Kind is a couple of hundred bytes. The
+// worlds look a kind up on every fault they apply and the checkers on
+// every fault they replay.
 func kindOf(op Op) *Kind {
-	for i, o := range kindOps {
+	for i, o := range Ops {
 		if o == op {
 			return &kindList[i]
 		}
 	}
 	return nil
 }
-
-// kindOps are kindList's operations, in its order: the scan reads three
-// cache lines, not one per descriptor.
-var kindOps = func() []Op {
-	ops := make([]Op, len(kindList))
-	for i, k := range kindList {
-		ops[i] = k.Op
-	}
-	return ops
-}()
 
 // Kinds lists every fault kind, in the order help and docs list them.
 func Kinds() []Kind { return slices.Clone(kindList) }
