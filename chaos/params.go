@@ -43,10 +43,14 @@ var (
 		parse: millisParam("delay"),
 		text:  func(v Value) string { return strconv.FormatInt(v.Dur.Milliseconds(), 10) },
 	}
-	// DelayJitter is delay's spread.
+	// DelayJitter is delay's spread: each message's added latency is
+	// uniform in [ms − jitter, ms + jitter], never below zero, in every
+	// world (the simulator's extraDelay, the container backend's
+	// netfilter.Delayer); chaostest's DelayAddsLatencyAroundItsValue
+	// measures it in both.
 	DelayJitter = Param{
 		Key: "jitter_ms", Field: "jitter", Flag: "jitter", Metavar: "DURATION", Duration: true,
-		Help:  "the spread around the delay, in milliseconds or a duration on the command line",
+		Help:  "the spread around the delay: each message's added latency is uniform in [ms − jitter, ms + jitter], never below 0; milliseconds, or a duration on the command line",
 		parse: millisParam("jitter"),
 		text:  func(v Value) string { return strconv.FormatInt(v.Dur.Milliseconds(), 10) },
 	}

@@ -878,15 +878,18 @@ func (s *Sim) isCut(fi, ti int32) bool {
 	return s.state.Cut[[2]election.NodeID{s.nodes[fi].id, s.nodes[ti].id}]
 }
 
+// extraDelay is what a delay fault on n adds to one message: uniform in
+// [delay − jitter, delay + jitter], never below zero — the meaning the
+// container backend's delay reader gives it too (chaos.DelayJitter).
 func (s *Sim) extraDelay(n *node) time.Duration {
 	if n.delay == 0 && n.jitter == 0 {
 		return 0
 	}
 	d := n.delay
 	if n.jitter > 0 {
-		d += time.Duration(s.net.Int64N(int64(n.jitter) + 1))
+		d += time.Duration(s.net.Int64N(2*int64(n.jitter)+1)) - n.jitter
 	}
-	return d
+	return max(d, 0)
 }
 
 func (s *Sim) nodeRecord(n *node, kind history.Kind) history.Record {

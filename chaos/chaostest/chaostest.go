@@ -194,6 +194,15 @@ var cases = []testCase{
 		s.fails(t, delay(-time.Millisecond, 0, 2), "negative")
 		s.fails(t, delay(time.Millisecond, 0), "no target nodes")
 	}},
+	{"DelayAddsLatencyAroundItsValue", func(s *suite, t *testing.T) {
+		s.ok(t, delay(jitterDelay, jitterSpread, 3), "")
+		applied := s.b.Now()
+		if _, err := s.b.Await(context.Background(), jitterHold, nil); err != nil {
+			t.Fatal(err)
+		}
+		s.heal(t)
+		s.latencyAround(t, 3, applied)
+	}},
 	{"PartitionIntoGroupsSplitsTheBrainAndHealMendsIt", func(s *suite, t *testing.T) {
 		s.ok(t, chaos.Fault{Op: chaos.Partition, Groups: [][]election.NodeID{{1, 2}, {3, 4, 5}}}, "")
 		s.want(t, "{1,2} and {3,4,5} cut from each other both ways, nothing else", func(st chaos.State) bool {
@@ -298,6 +307,97 @@ func (s *suite) staysOneWay(t *testing.T, from, to election.NodeID) {
 	late := slices.ContainsFunc(openGot, func(d time.Duration) bool { return d > oneWayHold-700*time.Millisecond })
 	if !late {
 		t.Errorf("node %d received from %d only at +%v after the one-way cut %d->%d, none near its end (+%v): the cut did not stay one-way", from, to, openGot, from, to, oneWayHold)
+	}
+}
+
+// The delay the suite measures, on one follower: 50 ms ± 40 ms, so each
+// message to or from it should take 10 to 90 ms more than the network's
+// own latency (a few milliseconds at most in either world).
+const (
+	jitterDelay  = 50 * time.Millisecond
+	jitterSpread = 40 * time.Millisecond
+	jitterHold   = 4 * time.Second
+)
+
+// The bounds the measured latencies of messages to and from the delayed
+// node must keep, in every world, so that a delay means one thing in the
+// simulator and in containers. With delay D and jitter J the added
+// latency is uniform in [D−J, D+J]: the fastest message lies near D−J,
+// the median near D, the slowest near D+J. Containers add a tail (TCP
+// keeps a route's messages in order, so a message released early waits
+// for one released late before it, and a retransmit of a late segment is
+// held again), hence the wider bounds above the median and the maximum
+// (measured: min/median/max 12.8/47.8/88.6 ms in the simulator,
+// 14.9/71.9/159 ms in containers on a busy 2-core machine). A simulator that added
+// U[0, J] (its meaning until both worlds agreed) puts the fastest at D.
+var (
+	jitterMin    = [2]time.Duration{jitterDelay - jitterSpread - 5*time.Millisecond, jitterDelay - jitterSpread + 15*time.Millisecond}
+	jitterMedian = [2]time.Duration{jitterDelay - 10*time.Millisecond, jitterDelay + 35*time.Millisecond}
+	jitterMax    = [2]time.Duration{jitterDelay + jitterSpread - 10*time.Millisecond, jitterDelay + jitterSpread + 110*time.Millisecond}
+)
+
+// latencyAround measures, from the history, how long each message sent to
+// or by node id after since took to arrive (sends and receipts paired in
+// order per sender, receiver and type), and holds the minimum, median and
+// maximum to the bounds above.
+func (s *suite) latencyAround(t *testing.T, id election.NodeID, since time.Time) {
+	t.Helper()
+	until := since.Add(jitterHold)
+	type key struct {
+		from, to election.NodeID
+		typ      string
+	}
+	sent := map[key][]time.Time{}
+	var lat []time.Duration
+	// In time order: containers' records come through one log stream per
+	// node, so a receipt can arrive before its send.
+	recs := s.mem.Records()
+	slices.SortStableFunc(recs, func(a, b history.Record) int { return a.Time.Compare(b.Time) })
+	// Pairs are counted from the delay's invoke on: earlier cases lost
+	// messages (a lossy leader, kills), which would shift every pair
+	// after them. A message in flight at the invoke arrives within the
+	// network's own latency, before any send after it can.
+	for i := len(recs) - 1; i >= 0; i-- {
+		if r := recs[i]; r.Kind == history.KindFault && r.Fault.Op == string(chaos.Delay) && r.Fault.Phase == history.FaultInvoke {
+			recs = recs[i:]
+			break
+		}
+	}
+	for _, r := range recs {
+		if r.Msg == nil || (r.Msg.From != id && r.Node != id && r.Msg.To != id) {
+			continue
+		}
+		switch r.Kind {
+		case history.KindSend:
+			k := key{r.Node, r.Msg.To, r.Msg.Type}
+			sent[k] = append(sent[k], r.Time)
+		case history.KindRecv:
+			k := key{r.Msg.From, r.Node, r.Msg.Type}
+			if len(sent[k]) == 0 || sent[k][0].After(r.Time) {
+				continue // sent before the invoke
+			}
+			at := sent[k][0]
+			sent[k] = sent[k][1:]
+			if !at.Before(since) && at.Before(until) {
+				lat = append(lat, r.Time.Sub(at))
+			}
+		}
+	}
+	if len(lat) < 30 {
+		t.Fatalf("only %d messages to or from node %d under delay, want 30 or more to measure (%d records from the invoke on)", len(lat), id, len(recs))
+	}
+	slices.Sort(lat)
+	lo, med, hi := lat[0], lat[len(lat)/2], lat[len(lat)-1]
+	t.Logf("%s: delay %v±%v on node %d: %d messages, latency min %v median %v max %v",
+		s.b.Name(), jitterDelay, jitterSpread, id, len(lat), lo.Round(100*time.Microsecond), med.Round(100*time.Microsecond), hi.Round(100*time.Microsecond))
+	for _, c := range []struct {
+		what   string
+		got    time.Duration
+		within [2]time.Duration
+	}{{"minimum", lo, jitterMin}, {"median", med, jitterMedian}, {"maximum", hi, jitterMax}} {
+		if c.got < c.within[0] || c.got > c.within[1] {
+			t.Errorf("%s latency %v, want within [%v, %v] for delay %v±%v", c.what, c.got, c.within[0], c.within[1], jitterDelay, jitterSpread)
+		}
 	}
 }
 
