@@ -24,11 +24,15 @@ type World interface {
 	// changes: a kind the backend has no hook for (Unsupported), or a
 	// state it cannot act in (not started). nil: go on.
 	Refuse(f Fault) error
-	// Model runs change on the world model and the membership, under the
-	// backend's lock. change returns the fault it applied (nil: none); the
-	// backend may note it under the same lock (the container backend
-	// marks its nodes busy until Reconcile returns).
-	Model(change func(s *State, members []election.NodeID) *Fault)
+	// LockModel takes the backend's lock and returns its world model and
+	// membership; Carry decides and applies the fault on them and calls
+	// UnlockModel with the fault it applied (ok false: none), which the
+	// backend may note before it unlocks (the container backend marks its
+	// nodes busy until Reconcile returns). Two calls rather than a
+	// closure: the explorer applies thousands of faults a second, and a
+	// closure through an interface escapes to the heap.
+	LockModel() (*State, []election.NodeID)
+	UnlockModel(applied Fault, ok bool)
 	// Reconcile makes the world match the model, which already holds f
 	// (an Outcome's fault): the backend's only part of a fault.
 	Reconcile(ctx context.Context, f Fault) error
@@ -56,19 +60,13 @@ func carry(ctx context.Context, w World, f Fault) (Outcome, error) {
 	if err := w.Refuse(f); err != nil {
 		return Outcome{}, err
 	}
-	var (
-		out Outcome
-		err error
-	)
-	w.Model(func(s *State, members []election.NodeID) *Fault {
-		if out, err = Decide(f, *s, members); err != nil {
-			return nil
-		}
-		s.Apply(out.Fault, members)
-		return &out.Fault
-	})
+	s, members := w.LockModel()
+	out, err := Decide(f, *s, members)
 	if err != nil {
+		w.UnlockModel(Fault{}, false)
 		return Outcome{}, err
 	}
+	s.Apply(out.Fault, members)
+	w.UnlockModel(out.Fault, true)
 	return out, w.Reconcile(ctx, out.Fault)
 }

@@ -50,10 +50,10 @@ func (w *world) Refuse(f chaos.Fault) error {
 	return nil
 }
 
-func (w *world) Model(change func(*chaos.State, []election.NodeID) *chaos.Fault) {
-	if change(&w.state, w.opts.Members) != nil {
-		w.stateChanged = true
-	}
+func (w *world) LockModel() (*chaos.State, []election.NodeID) { return &w.state, w.opts.Members }
+
+func (w *world) UnlockModel(_ chaos.Fault, applied bool) {
+	w.stateChanged = w.stateChanged || applied
 }
 
 // Reconcile brings the simulator's physics to the world model, which f

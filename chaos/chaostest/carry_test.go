@@ -37,9 +37,8 @@ func (w *fakeWorld) phases() []history.FaultPhase {
 	return out
 }
 
-func (w *fakeWorld) Model(change func(*chaos.State, []election.NodeID) *chaos.Fault) {
-	change(&w.state, Members)
-}
+func (w *fakeWorld) LockModel() (*chaos.State, []election.NodeID) { return &w.state, Members }
+func (w *fakeWorld) UnlockModel(chaos.Fault, bool)                {}
 
 func (w *fakeWorld) Reconcile(_ context.Context, f chaos.Fault) error {
 	w.reconciled = append(w.reconciled, f)

@@ -63,14 +63,19 @@ func (w *world) Refuse(f chaos.Fault) error {
 	return nil
 }
 
-// Model changes the world under the backend's lock; the nodes of the
-// fault it applies are busy from then until Reconcile is done: their
-// followers leave the world alone (it is ahead of the containers).
-func (w *world) Model(change func(*chaos.State, []election.NodeID) *chaos.Fault) {
+// LockModel holds the backend's lock while Carry changes the world.
+func (w *world) LockModel() (*chaos.State, []election.NodeID) {
+	w.mu.Lock()
+	return &w.world, w.spec.Members
+}
+
+// UnlockModel: the nodes of the fault applied are busy from now until
+// Reconcile is done: their followers leave the world alone (it is ahead
+// of the containers).
+func (w *world) UnlockModel(f chaos.Fault, applied bool) {
 	b := (*Backend)(w)
-	b.mu.Lock()
 	defer b.mu.Unlock()
-	if f := change(&b.world, b.spec.Members); f != nil {
+	if applied {
 		b.markBusyLocked(f.Nodes, true)
 		b.notifyLocked()
 	}
