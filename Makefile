@@ -6,6 +6,9 @@ BIN       := bin/ringleader
 IMAGE     ?= ringleader-node:dev
 COMPOSE   := $(shell if docker compose version >/dev/null 2>&1; then echo "docker compose"; elif command -v docker-compose >/dev/null 2>&1; then echo docker-compose; fi)
 SCENARIOS ?= scenarios/*.yaml
+# The shipped examples' scenarios (examples/*/), run by chaos-test and
+# sim-test beside SCENARIOS once `make examples` has built their programs.
+EXAMPLE_SCENARIOS ?= examples/*/*.yaml
 # chaos-test's results as JUnit XML, for CI (one testsuite per scenario run)
 JUNIT     ?= store/junit.xml
 
@@ -13,7 +16,7 @@ JUNIT     ?= store/junit.xml
 # reaper stays off and the project cleans up by label instead.
 export TESTCONTAINERS_RYUK_DISABLED := true
 
-.PHONY: all build images up-vars up down logs tap chaos-test sim-test test test-nodocker vet fmt fuzz bench bench-containers clean help
+.PHONY: all build examples images up-vars up down logs tap chaos-test sim-test test test-nodocker vet fmt fuzz bench bench-containers clean help
 
 all: build
 
@@ -22,6 +25,13 @@ help: ## list the targets
 
 build: ## build the static ringleader binary into bin/
 	CGO_ENABLED=0 $(GO) build -buildvcs=auto -trimpath -ldflags='-s -w' -o $(BIN) ./cmd/ringleader
+
+# What the shipped example scenarios run: examples/bully-go built static
+# where its scenario names it, and the image with Python the Python
+# example's nodes run in (built once, from Debian's packages).
+examples: ## build what the example scenarios run: bin/bully-go, and the ringleader-python:bookworm image if missing
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/bully-go ./examples/bully-go
+	sh examples/bully-python/image.sh --if-missing
 
 images: ## build the node image FROM scratch (nothing is pulled)
 	CGO_ENABLED=0 $(GO) build -tags nodeimage -trimpath -ldflags='-s -w' -o bin/node/ringleader ./cmd/ringleader
@@ -92,11 +102,11 @@ tap: ## print every message on the compose cluster's subjects (read-only, with t
 logs: ## follow the compose cluster's logs (info: views, drops, a summary per node every 10 s)
 	$(COMPOSE) logs -f --no-color
 
-chaos-test: build ## run every scenario in real containers; JUnit XML in $(JUNIT)
-	./$(BIN) run --backend docker --junit $(JUNIT) $(SCENARIOS)
+chaos-test: build examples ## run every scenario, the examples' too, in real containers; JUnit XML in $(JUNIT)
+	./$(BIN) run --backend docker --junit $(JUNIT) $(SCENARIOS) $(EXAMPLE_SCENARIOS)
 
-sim-test: build ## run every scenario in the simulator
-	./$(BIN) run --backend sim $(SCENARIOS)
+sim-test: build examples ## run every scenario, the examples' too, in the simulator
+	./$(BIN) run --backend sim $(SCENARIOS) $(EXAMPLE_SCENARIOS)
 
 vet: ## go vet and gofmt
 	$(GO) vet ./...

@@ -170,6 +170,10 @@ type ClusterSpec struct {
 	// ProgramImage is the image that holds the program's runtime (an
 	// interpreter); empty: the program is one static executable.
 	ProgramImage string
+	// ProgramTimeout, when not zero, bounds each of the program's
+	// answers (program.Options.Timeout); a backend carries it to where
+	// the program runs.
+	ProgramTimeout time.Duration
 	// Quorum and Options are the algorithm's, resolved by the scenario
 	// (election.Algorithm.Resolve); Validate resolves them again to check.
 	Quorum  election.QuorumMode

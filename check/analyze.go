@@ -16,6 +16,7 @@ type Evidence struct {
 	Epochs     *EpochEvidence      // epoch-safety
 	Liveness   *LivenessEvidence   // liveness
 	Complexity *ComplexityEvidence // message-complexity
+	Program    *ProgramEvidence    // no-program-failure
 }
 
 // IsZero reports whether no evidence is set.
@@ -33,6 +34,8 @@ func (e Evidence) value() any {
 		return e.Liveness
 	case e.Complexity != nil:
 		return e.Complexity
+	case e.Program != nil:
+		return e.Program
 	}
 	return nil
 }
@@ -73,6 +76,9 @@ func (v *Verdict) UnmarshalJSON(b []byte) error {
 	case MessageComplexity:
 		v.Evidence.Complexity = &ComplexityEvidence{}
 		dst = v.Evidence.Complexity
+	case NoProgramFailure:
+		v.Evidence.Program = &ProgramEvidence{}
+		dst = v.Evidence.Program
 	default:
 		return nil // an unknown checker's verdict carries none
 	}

@@ -30,10 +30,14 @@ const (
 	EpochSafety       Name = "epoch-safety"
 	Liveness          Name = "liveness"
 	MessageComplexity Name = "message-complexity"
+	// NoProgramFailure: no node's program exited, hung or broke the
+	// protocol. Judged on every run of a program (election.Algorithm's
+	// External), whatever else is named.
+	NoProgramFailure Name = "no-program-failure"
 )
 
 // Names lists every checker in the order Run reports them.
-var Names = []Name{Agreement, BullyMax, NoSplitBrain, EpochSafety, Liveness, MessageComplexity}
+var Names = []Name{Agreement, BullyMax, NoSplitBrain, EpochSafety, Liveness, MessageComplexity, NoProgramFailure}
 
 // ParseName reads a checker's name, or says which names there are.
 func ParseName(s string) (Name, error) {
@@ -93,11 +97,12 @@ var checkers = map[Name]Checker{
 	EpochSafety:       checkEpochSafety,
 	Liveness:          checkLiveness,
 	MessageComplexity: checkMessageComplexity,
+	NoProgramFailure:  checkNoProgramFailure,
 }
 
 // Claimed returns the checkers Run uses when given no names: the ones whose
 // properties the algorithm claims in the quorum mode, plus
-// message-complexity when the algorithm has a formula.
+// message-complexity when the algorithm has a formula, plus Always.
 func Claimed(a election.Algorithm, q election.QuorumMode) []Name {
 	var out []Name
 	if a.Claims != nil {
@@ -111,7 +116,17 @@ func Claimed(a election.Algorithm, q election.QuorumMode) []Name {
 	if a.Formula != nil {
 		out = append(out, MessageComplexity)
 	}
-	return out
+	return append(out, Always(a)...)
+}
+
+// Always are the checkers a history of a is judged by whatever a scenario
+// or a claim names: no-program-failure for a program (External), whose
+// failures are findings about it, not faults anyone injected.
+func Always(a election.Algorithm) []Name {
+	if a.External {
+		return []Name{NoProgramFailure}
+	}
+	return nil
 }
 
 // Run replays recs once and runs the named checkers (no names: Claimed).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
@@ -53,6 +54,7 @@ func (s *suite) newSim(c *caseRun, members []election.NodeID, sink history.Sink)
 	if err != nil {
 		c.fatalf("", "%v", err)
 	}
+	c.sims = append(c.sims, sm)
 	return sm
 }
 
@@ -100,9 +102,49 @@ func describeViews(st chaos.State, members []election.NodeID) string {
 		case st.Paused[id]:
 			status = "paused"
 		}
+		if status == "down" {
+			out += fmt.Sprintf(" %d(down)", id) // a down node holds no view
+			continue
+		}
 		out += fmt.Sprintf(" %d(%s):%v", id, status, st.Views[id])
 	}
 	return out
+}
+
+// quietWithin is how long a fault-free election may take to go quiet (no
+// election or announce message for sim.QuietWindow) before the suite looks
+// for why: far longer than any election of a few nodes.
+const quietWithin = time.Minute
+
+// untilQuiet runs a fault-free election until it goes quiet. One that is
+// still going after quietWithin gets another quietWithin; one that is
+// still going then ends the case, naming the election and announce types
+// it kept sending: a type sent periodically (a heartbeat, a lease renewal)
+// listed in election_types or announce_types keeps a run from ever going
+// quiet, which is the program's description and not its election at
+// fault.
+func (s *suite) untilQuiet(c *caseRun, sm *sim.Sim, members []election.NodeID) {
+	if sm.RunUntilQuiet(quietWithin) {
+		return
+	}
+	before := sm.Counts().ByType
+	if sm.RunUntilQuiet(quietWithin) {
+		return
+	}
+	after := sm.Counts().ByType
+	var busy []string
+	for _, t := range append(slices.Clone(s.alg.ElectionTypes), s.alg.AnnounceTypes...) {
+		if n := after[t] - before[t]; n > 0 {
+			busy = append(busy, fmt.Sprintf("%s %d times", t, n))
+		}
+	}
+	msg := fmt.Sprintf("ring %v: still electing after %v of virtual time", members, 2*quietWithin)
+	if len(busy) > 0 {
+		msg += fmt.Sprintf("; in the last %v it sent %s, listed as election or announce messages. "+
+			"A message sent periodically (a heartbeat, a lease renewal) is maintenance: list it in neither election_types nor announce_types (docs/protocol.md), or no run of it ever goes quiet",
+			quietWithin, strings.Join(busy, ", "))
+	}
+	c.fatalf(check.Liveness, "%s", msg)
 }
 
 // faultFree: every node starts at once; they agree, on the highest ID if
@@ -112,9 +154,7 @@ func (s *suite) faultFree(c *caseRun) {
 	var mem history.Memory
 	sm := s.newSim(c, members, &mem)
 	sm.Start()
-	if !sm.RunUntilQuiet(time.Hour) {
-		c.fatalf(check.Liveness, "ring %v: still electing after an hour of virtual time", members)
-	}
+	s.untilQuiet(c, sm, members)
 	st := sm.State()
 	l, ok := agreed(st, members)
 	if !ok {
@@ -143,9 +183,7 @@ func (s *suite) formula(c *caseRun) {
 	for _, ids := range [][]election.NodeID{inc, dec, s.arrangement()} {
 		sm := s.newSim(c, ids, nil)
 		sm.Start()
-		if !sm.RunUntilQuiet(time.Hour) {
-			c.fatalf(check.Liveness, "ring %v: still electing after an hour of virtual time", ids)
-		}
+		s.untilQuiet(c, sm, ids)
 		got := sm.Counts().Election
 		f := s.alg.Formula(ids)
 		if f.Exact && float64(got) != f.Value || !f.Exact && float64(got) > f.Value {
@@ -234,4 +272,44 @@ func (s *suite) explore(c *caseRun) {
 			c.scheduleFailed(v.Checker, ref, "schedule %d (seed %d): %s: %s\n  replay: %s\n  faults: %v", sc.Index, sc.Seed, v.Checker, v.Summary, sc.Replay, sc.Faults)
 		}
 	}
+}
+
+// determinismSample is how many explored schedules ReplaysAreDeterministic
+// plays twice, besides the fault-free election: the first ones, whether
+// they passed or failed.
+const determinismSample = 3
+
+// determinism: for an algorithm that is not seeded by construction (a
+// program, which may read a clock or an unseeded generator), the
+// fault-free election and the first explored schedules, each played twice
+// with full histories, must give the same records. Without it a replay
+// command or a saved schedule need not mean the run it came from, and a
+// quiet nondeterminism would pass every other case.
+func (s *suite) determinism(c *caseRun) {
+	if s.alg.Seeded {
+		c.skipf("%s is seeded by construction (election.Algorithm.Seeded)", s.alg.Name)
+	}
+	members := s.arrangement()
+	var plays [2]history.Memory
+	for i := range plays {
+		sm := s.newSim(c, members, &plays[i])
+		sm.Start()
+		sm.RunUntilQuiet(quietWithin) // goes quiet or not, twice alike
+		sm.Close()
+	}
+	if d := explore.Compare(s.opts.Seed, plays[0].Records(), plays[1].Records()); d != nil {
+		c.errorf("", "the fault-free election on ring %v, played twice: %s", members, d)
+	}
+	opts := s.exploreOptions()
+	for i := range min(determinismSample, s.opts.Schedules) {
+		seed := explore.ScheduleSeed(s.opts.Seed, i)
+		d, err := explore.CheckDeterminism(opts, seed)
+		if err != nil {
+			c.fatalf("", "%v", err)
+		}
+		if d != nil {
+			c.errorf("", "schedule %d, played twice: %s\n  replay: %s", i, d, explore.ReplayCommand(opts, seed))
+		}
+	}
+	c.logf("the fault-free election and %d schedules replay record for record", min(determinismSample, s.opts.Schedules))
 }

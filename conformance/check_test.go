@@ -35,7 +35,7 @@ func TestCheckReportsTheClaimsOfAnHonestAlgorithmAsHolding(t *testing.T) {
 	for _, c := range m.Cases {
 		cases = append(cases, c.Name+" "+string(c.Outcome))
 	}
-	want := []string{"FaultFreeElectionAgrees pass", "FaultFreeElectionMeetsFormula skip", "LeaderCrashIsReplaced pass", "RandomFaultSchedules pass"}
+	want := []string{"FaultFreeElectionAgrees pass", "FaultFreeElectionMeetsFormula skip", "LeaderCrashIsReplaced pass", "RandomFaultSchedules pass", "ReplaysAreDeterministic pass"}
 	if strings.Join(cases, ", ") != strings.Join(want, ", ") {
 		t.Errorf("cases %v, want %v", cases, want)
 	}
@@ -52,9 +52,11 @@ func TestCheckReportsTheClaimsOfAnHonestAlgorithmAsHolding(t *testing.T) {
 	if m.Explored == nil || m.Explored.Schedules != 20 || m.Explore.Algorithm != "test-maxid" {
 		t.Errorf("the mode keeps exploration %+v with result %v; want test-maxid's 20 schedules", m.Explore, m.Explored)
 	}
-	// Progress: each case as it starts, then every schedule.
-	if len(seen) != 4+20 || seen[0].Case != conformance.FaultFreeElectionAgrees || seen[len(seen)-1] != (conformance.Progress{Quorum: election.NoQuorum, Case: conformance.RandomFaultSchedules, Done: 20, Total: 20}) {
-		t.Errorf("progress %+v: want the four cases, then 20 schedules", seen)
+	// Progress: each case as it starts, and every schedule of
+	// RandomFaultSchedules.
+	if len(seen) != 5+20 || seen[0].Case != conformance.FaultFreeElectionAgrees || seen[len(seen)-2] != (conformance.Progress{Quorum: election.NoQuorum, Case: conformance.RandomFaultSchedules, Done: 20, Total: 20}) ||
+		seen[len(seen)-1].Case != conformance.ReplaysAreDeterministic {
+		t.Errorf("progress %+v: want the five cases, with 20 schedules in the fourth", seen)
 	}
 }
 

@@ -14,6 +14,10 @@
 //   - A few hundred random fault schedules (package sim/explore): every
 //     claimed checker passes on every one, in both quorum modes when the
 //     algorithm supports a majority.
+//   - For an algorithm not seeded by construction (a program): the
+//     fault-free election and a sample of the explored schedules, passing
+//     or failing, each played twice, give the same history record for
+//     record, so that a replay command or a saved file means one run.
 //
 // The same cases run outside a Go test through Check, which returns a
 // Report: each case's outcome and, for each claimed property, whether it
@@ -61,6 +65,7 @@ const (
 	FaultFreeElectionMeetsFormula = "FaultFreeElectionMeetsFormula"
 	LeaderCrashIsReplaced         = "LeaderCrashIsReplaced"
 	RandomFaultSchedules          = "RandomFaultSchedules"
+	ReplaysAreDeterministic       = "ReplaysAreDeterministic"
 )
 
 // cases pairs each case's name with the suite's method that plays it.
@@ -72,6 +77,7 @@ var cases = []struct {
 	{FaultFreeElectionMeetsFormula, (*suite).formula},
 	{LeaderCrashIsReplaced, (*suite).crash},
 	{RandomFaultSchedules, (*suite).explore},
+	{ReplaysAreDeterministic, (*suite).determinism},
 }
 
 // withDefaults fills the options left zero; short is go test's -short.
@@ -126,7 +132,9 @@ func RunWith(t *testing.T, alg election.Algorithm, opts Options) {
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
 					s.progress(c.name, 0)
-					c.play(s, &caseRun{t: t, res: newCase(c.name, q)})
+					run := &caseRun{t: t, res: newCase(c.name, q)}
+					defer run.judgeProgramFailures() // after a Fatalf too
+					c.play(s, run)
 				})
 			}
 		})
@@ -171,6 +179,7 @@ func recordCase(s *suite, name string, play func(*suite, *caseRun)) Case {
 		}()
 		play(s, c)
 	}()
+	c.judgeProgramFailures()
 	return *c.res
 }
 

@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"fmt"
+	"github.com/ringleader-dev/ringleader/sim"
+	"slices"
 
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
@@ -166,6 +168,13 @@ func claimVerdicts(alg election.Algorithm, q election.QuorumMode, cases []Case, 
 	return out
 }
 
+// ClaimsNothing reports whether m judged none of the algorithm's own
+// claims: only what every run of it is judged by (check.Always: a
+// program's failures), which proves nothing of its elections.
+func (m Mode) ClaimsNothing() bool {
+	return !slices.ContainsFunc(m.Claims, func(c Claim) bool { return c.Property != check.NoProgramFailure })
+}
+
 // Violated are the claims of m that did not hold.
 func (m Mode) Violated() []check.Name {
 	var out []check.Name
@@ -182,6 +191,29 @@ func (m Mode) Violated() []check.Name {
 type caseRun struct {
 	t   reporter
 	res *Case
+	// sims are the simulators the case built: judgeProgramFailures
+	// reads what failed in them, however the case ended.
+	sims []*sim.Sim
+}
+
+// judgeProgramFailures refutes no-program-failure with the first machine
+// that failed by itself in any of the case's simulators (a program that
+// exited, hung or broke the protocol), unless the case already did: a
+// program's failure is a finding in every case, the ones that judge no
+// history included. It runs after the case, however it ended.
+func (c *caseRun) judgeProgramFailures() {
+	if slices.ContainsFunc(c.res.Failures, func(f Failure) bool { return f.Property == check.NoProgramFailure }) {
+		return
+	}
+	for _, sm := range c.sims {
+		if crashes := sm.Crashes(); len(crashes) > 0 {
+			cr := crashes[0]
+			msg := fmt.Sprintf("%d program failure(s); first: node %d at %v: %v", len(crashes), cr.Node, cr.At, cr.Err)
+			c.add(check.NoProgramFailure, msg, nil)
+			c.t.Errorf("%s", msg)
+			return
+		}
+	}
 }
 
 func (c *caseRun) add(p check.Name, msg string, sc *Schedule) {

@@ -91,7 +91,12 @@ type View struct {
 	Role   Role   `json:"role"`
 }
 
+// String is {leader=5 epoch=2 role=leader}; a node that has no view (one
+// that is down, or has not started) has no role, and reads {no view}.
 func (v View) String() string {
+	if v.Role == "" && v.Leader == None && v.Epoch == 0 {
+		return "{no view}"
+	}
 	return fmt.Sprintf("{leader=%d epoch=%d role=%s}", v.Leader, v.Epoch, v.Role)
 }
 

@@ -82,6 +82,11 @@ type Algorithm struct {
 	// SimOnly is true for algorithms that need synchrony a real network
 	// cannot honestly give (the variable-time ring).
 	SimOnly bool
+	// External is true for an algorithm whose machines live outside this
+	// process and can fail by themselves (Crasher): a program. A run of
+	// one is always judged for such failures (check.NoProgramFailure):
+	// they are findings about the program, not faults anyone injected.
+	External bool
 }
 
 // ResolveQuorum is the one place a quorum mode that was not given

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/check"
@@ -227,7 +228,11 @@ func (r *Result) Judge() {
 	}
 	for _, c := range r.Checkers {
 		if !c.Match {
-			r.Failures = append(r.Failures, fmt.Sprintf("checker %s: expected %s, got %s: %s", c.Checker, c.Expected, verdictWord(c.Pass), c.Summary))
+			line := fmt.Sprintf("checker %s: expected %s, got %s: %s", c.Checker, c.Expected, verdictWord(c.Pass), c.Summary)
+			if d := c.Detail(); d != "" {
+				line += "\n      " + strings.ReplaceAll(d, "\n", "\n      ")
+			}
+			r.Failures = append(r.Failures, line)
 		}
 	}
 	for _, e := range r.Errors {

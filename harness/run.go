@@ -137,7 +137,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	}()
 
 	spec := chaos.ClusterSpec{
-		Name: res.Cluster, Algorithm: sc.Cluster.Algorithm, Program: sc.Cluster.Program, ProgramImage: sc.Cluster.Image, Quorum: sc.Cluster.Quorum, Options: sc.Cluster.Options,
+		Name: res.Cluster, Algorithm: sc.Cluster.Algorithm, Program: sc.Cluster.Program, ProgramImage: sc.Cluster.Image, ProgramTimeout: sc.Cluster.ProgramTimeout, Quorum: sc.Cluster.Quorum, Options: sc.Cluster.Options,
 		Members: r.members, Timing: sc.Cluster.Timing, Seed: opts.Seed,
 	}
 	r.mark("start cluster " + spec.Name)
@@ -302,14 +302,15 @@ func CheckOptions(sc *scenario.Scenario, a election.Algorithm, checkpoints []tim
 
 // CheckerNames are the checkers a run of sc runs, in check.Names order:
 // the scenario's list, or the properties the algorithm claims in its quorum
-// mode; plus every checker whose verdict the scenario states. The
+// mode; plus every checker whose verdict the scenario states, and the ones
+// every history of the algorithm is judged by (check.Always). The
 // message-complexity checker runs only when named: the published formulas
 // count one election in which every node starts at the same instant, and
 // containers boot one after another, so the first election of a container
 // run is not the election the formula describes (the simulator's
 // complexity command is where counts meet formulas).
 func CheckerNames(sc *scenario.Scenario, a election.Algorithm) []check.Name {
-	names := sc.Checkers
+	names := slices.Clone(sc.Checkers)
 	if len(names) == 0 {
 		for _, n := range check.Claimed(a, sc.Cluster.Quorum) {
 			if n != check.MessageComplexity {
@@ -317,6 +318,9 @@ func CheckerNames(sc *scenario.Scenario, a election.Algorithm) []check.Name {
 			}
 		}
 	}
+	// A program's failures are findings whatever the file names: a saved
+	// schedule names only the checker it fails.
+	names = append(names, check.Always(a)...)
 	var out []check.Name
 	for _, n := range check.Names {
 		if _, stated := sc.ExpectCheckers[n]; stated || slices.Contains(names, n) {

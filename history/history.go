@@ -12,6 +12,7 @@ package history
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
@@ -33,7 +34,9 @@ const (
 	KindDrop Kind = "drop"
 	// KindFault: a nemesis operation (Fault is set).
 	KindFault Kind = "fault"
-	// KindStop: a node process stopped gracefully (it logged so).
+	// KindStop: a node process stopped gracefully (it logged so), or
+	// ended because the program it hosts failed (Reason begins with
+	// ReasonProgramFailed).
 	KindStop Kind = "stop"
 	// KindMark: a harness annotation (a scenario step began, an
 	// expectation was checked); Note says what.
@@ -42,6 +45,21 @@ const (
 
 // NemesisProcess is the Process of every fault record.
 const NemesisProcess = "nemesis"
+
+// ReasonProgramFailed begins the Reason of the stop record of a node
+// whose program exited, hung or broke the protocol: "program-failed: "
+// and what happened, with the program's stderr's tail. Every world writes
+// it the same way (the simulator, the node runtime's log line).
+const ReasonProgramFailed = "program-failed"
+
+// ProgramFailure is what a stop record says of a failed program: the
+// failure, and whether the record is one.
+func (r *Record) ProgramFailure() (string, bool) {
+	if r.Kind != KindStop {
+		return "", false
+	}
+	return strings.CutPrefix(r.Reason, ReasonProgramFailed+": ")
+}
 
 // Record is one line of history.jsonl.
 type Record struct {
@@ -61,7 +79,8 @@ type Record struct {
 	Seq  uint64            `json:"seq,omitempty"`
 	View *election.View    `json:"view,omitempty"`
 	Msg  *election.Message `json:"msg,omitempty"`
-	// Reason explains a drop ("malformed", "foreign-cluster", ...).
+	// Reason explains a drop ("malformed", "foreign-cluster", ...), or
+	// a stop that was not asked for: ReasonProgramFailed.
 	Reason string `json:"reason,omitempty"`
 
 	// Nemesis-side fields.

@@ -80,8 +80,11 @@ func ParseNodeLog(line []byte) (rec Record, ok bool, err error) {
 	}
 	rec = Record{Time: l.Time, Process: "node", Node: l.Node, Boot: l.Boot, Seq: l.Seq}
 	switch l.Event {
-	case EventBoot, EventStop:
-		rec.Kind = Kind(l.Event)
+	case EventBoot:
+		rec.Kind = KindBoot
+	case EventStop:
+		rec.Kind = KindStop
+		rec.Reason = l.Reason // a hosted program's failure (ReasonProgramFailed)
 	case EventView:
 		rec.Kind = KindView
 		rec.View = &election.View{Leader: l.Leader, Epoch: l.Epoch, Role: l.Role}

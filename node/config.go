@@ -40,6 +40,9 @@ type Config struct {
 	// Start registers it (package program) and sets Algorithm to its
 	// registered name. A program that fails ends the node, as a crash.
 	Program []string
+	// ProgramTimeout bounds each of the program's answers (zero: the
+	// program package's default).
+	ProgramTimeout time.Duration
 	// Quorum and Options are resolved (election.Algorithm.Resolve):
 	// ParseArgs fills the algorithm's defaults; a Config built by hand
 	// may leave them unset, and Start resolves them.
@@ -130,6 +133,7 @@ var settings = []setting{
 	{"peers", "RINGLEADER_PEERS", "", "every member in ring order, ID=HOST[:CLUSTERPORT],... including this node (required)"},
 	{"algorithm", "RINGLEADER_ALGORITHM", "bully", "election algorithm"},
 	{"program", "RINGLEADER_PROGRAM", "", "instead of the algorithm: a program's command line (docs/protocol.md), words split at spaces, hosted as a child process"},
+	{"program-timeout", "RINGLEADER_PROGRAM_TIMEOUT", "", "with --program: how long the program has to answer one event before the node ends as a crash (default 5s; the first answer of a process at least 20s)"},
 	{"quorum", "RINGLEADER_QUORUM", "", "none or majority (default: the algorithm's default)"},
 	{"option", "RINGLEADER_OPTIONS", "", "an algorithm option NAME=VALUE (repeatable, or NAME=VALUE,...); the variable holds the whole list"},
 	{"heartbeat", "RINGLEADER_HEARTBEAT", "100ms", "leader heartbeat interval"},
@@ -264,6 +268,11 @@ func parseProgram(c Config, cmdline string, get, getenv func(string) string, bad
 	}
 	if get("option") != "" {
 		return Config{}, bad("option", "a program takes no options (docs/protocol.md, version 1)")
+	}
+	if v := get("program-timeout"); v != "" {
+		if c.ProgramTimeout, err = time.ParseDuration(v); err != nil || c.ProgramTimeout <= 0 {
+			return Config{}, bad("program-timeout", "%q is not a positive duration (for example 5s)", v)
+		}
 	}
 	return parseRest(c, get, getenv, bad)
 }

@@ -152,7 +152,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if len(cfg.Program) > 0 {
 		// The program becomes an algorithm of the registry, probed
 		// once for its claims; its processes are this node's children.
-		name, err := program.Register(cfg.Program, cfg.Quorum, cfg.Members(), cfg.Timing, program.Options{})
+		name, err := program.Register(cfg.Program, cfg.Quorum, cfg.Members(), cfg.Timing, program.Options{Timeout: cfg.ProgramTimeout})
 		if err != nil {
 			return nil, fmt.Errorf("node %d: %w", cfg.ID, err)
 		}
@@ -294,7 +294,6 @@ const EventStartingEarly = "starting-early"
 // Events of the lines that report trouble (warn and error level).
 const (
 	EventDurableNotSaved = "durable-not-saved" // persisting the durable state failed
-	EventProgramFailed   = "program-failed"    // the hosted program exited, hung or broke the protocol
 	EventNotSent         = "not-sent"          // a message could not be encoded
 	EventPublishFailed   = "publish-failed"    // NATS refused a publish
 	EventNATSError       = "nats-error"        // the NATS client reported an asynchronous error
@@ -519,7 +518,13 @@ func (n *Node) step(ev election.Event) []election.Effect {
 			// then end as a kill does (Run returns the error, and a
 			// container exits).
 			n.failed = err
-			n.note(EventProgramFailed).WithError(err).Error("program failed: the node ends as a crash")
+			v := n.m.View()
+			// The node's last record, as the simulator writes it: a
+			// stop whose reason is the failure (a kill writes none).
+			n.eventAt(logrus.ErrorLevel, history.EventStop, logrus.Fields{
+				history.LogLeader: v.Leader, history.LogEpoch: v.Epoch, history.LogRole: v.Role,
+				history.LogReason: history.ReasonProgramFailed + ": " + err.Error(),
+			}, "program failed: the node ends as a crash")
 			go n.kill()
 		}
 	}

@@ -52,7 +52,8 @@ func TestNodeHostsAProgram(t *testing.T) {
 
 // TestAProgramThatFailsEndsItsNode: a hosted program that exits ends its
 // node as a crash: Run returns the failure, with the program's stderr, and
-// the node logs event=program-failed.
+// the node logs a stop line whose reason is the failure: the history
+// record the simulator writes for it too.
 func TestAProgramThatFailsEndsItsNode(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "dies.sh")
 	// Answers the probe start, then dies at its next event.
@@ -66,8 +67,10 @@ func TestAProgramThatFailsEndsItsNode(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "exit status 7") || !strings.Contains(err.Error(), "giving up") {
 		t.Fatalf("Run: %v; want the program's exit status and stderr", err)
 	}
-	c.awaitLog("the program-failed line", func(l logLine) bool {
-		return strings.Contains(l.raw, `"event":"`+EventProgramFailed+`"`)
+	c.awaitLog("the stop line naming the program's failure", func(l logLine) bool {
+		rec, ok, err := history.ParseNodeLog([]byte(l.raw))
+		failure, failed := rec.ProgramFailure()
+		return err == nil && ok && failed && strings.Contains(failure, "exit status 7") && strings.Contains(failure, "giving up")
 	})
 }
 

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -160,4 +162,71 @@ func TestExplorerReportsANondeterministicProgram(t *testing.T) {
 			t.Errorf("%s: report %q does not name the first differing record", c.mode, got)
 		}
 	}
+}
+
+// TestAProgramBehindAWrapperIsEndedWithItsChildren: a program started
+// through a wrapper (a shell script whose child holds the pipes, as
+// `cargo run` or `npm start` do) that stops answering is treated as
+// crashed after the timeout like any hung program, and the wrapper's
+// child is ended with it: the whole process group goes, so nothing holds
+// the pipes and the run goes on.
+func TestAProgramBehindAWrapperIsEndedWithItsChildren(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	script := filepath.Join(dir, "hang.sh")
+	// Answers the probe start, then never answers again; its child
+	// sleeps on, holding the pipes.
+	body := "#!/bin/sh\nsleep 600 &\necho $! > " + pidFile + "\nread line\n" +
+		`echo '{"v":1,"seq":1,"effects":[{"kind":"view","view":{"leader":1,"epoch":1,"role":"leader"}}],"claims":["agreement"]}'` + "\nwait\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name, err := program.Register([]string{script}, election.NoQuorum, ids(1), election.Timing{}, program.Options{Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.New(sim.Options{Algorithm: name, Members: ids(1)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		s.Start() // the machine's start is the process's second event
+		s.RunFor(time.Second)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute): // a bound on a hang, not a timing goal
+		t.Fatal("the run still waits after a minute: the wrapper's child holds the pipe")
+	}
+	crashes := s.Crashes()
+	if len(crashes) != 1 || !strings.Contains(crashes[0].Err.Error(), "did not answer event seq 2 (start) within 300ms") {
+		t.Fatalf("crashes %v; want the node's start unanswered within the timeout", crashes)
+	}
+	b, rerr := os.ReadFile(pidFile)
+	if rerr != nil {
+		t.Fatalf("the wrapper never wrote its child's PID: %v", rerr)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	for deadline := time.Now().Add(30 * time.Second); alive(pid); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the wrapper's child %d still runs after the program was ended", pid)
+		}
+	}
+}
+
+// alive reports whether pid is a process that has not exited (a zombie
+// waiting for its reaper has).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// pid (comm) STATE ...; comm may hold spaces, so read after the last ')'.
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
 }

@@ -97,6 +97,7 @@ func RegisterHosted(h Hosted) (string, error) {
 		Quorums:       []election.QuorumMode{h.Quorum},
 		DefaultQuorum: h.Quorum,
 		QuorumWhy:     "its nodes run it in this mode",
+		External:      true,
 	})
 	hosted[k] = name
 	return name, nil

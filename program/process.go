@@ -40,6 +40,7 @@ type process struct {
 	// program's pipe ends them.
 	watchdog *time.Timer
 	expired  atomic.Bool
+	killOnce sync.Once
 }
 
 // launch starts argv with its stdin and stdout as pipes of our own (so
@@ -61,6 +62,14 @@ func launch(argv []string, timeout time.Duration) (*process, error) {
 		stderr: &tail{}, waited: make(chan struct{}),
 	}
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
+	// The program leads a process group of its own, and every end of it
+	// ends the whole group: a program started through a wrapper (a
+	// shell script, cargo run, npm start, poetry run) is a child of the
+	// wrapper, holds the pipes, and would outlive a kill of the wrapper
+	// alone, keeping every read of its answer waiting.
+	// Pdeathsig ends the program if this process dies without a word
+	// (SIGKILL); every other ending of ours ends the group (CloseAll).
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// A child of the program that keeps its stderr open must not hold
 	// up Wait (and the report) for long.
 	p.cmd.WaitDelay = time.Second
@@ -78,7 +87,7 @@ func launch(argv []string, timeout time.Duration) (*process, error) {
 	}()
 	p.watchdog = time.AfterFunc(time.Hour, func() {
 		p.expired.Store(true)
-		p.cmd.Process.Kill()
+		p.killGroup()
 	})
 	p.watchdog.Stop()
 	return p, nil
@@ -104,7 +113,7 @@ func (p *process) exchange(ev election.Event, init *Init) (Answer, error) {
 	if err := encodeRequest(&p.req, &Request{V: Version, Seq: p.seq, Event: ev, Init: init}); err != nil {
 		return Answer{}, p.fail(fmt.Errorf("event seq %d: encode: %w", p.seq, err))
 	}
-	p.watchdog.Reset(p.timeout)
+	p.watchdog.Reset(p.answerBound())
 	if _, err := p.in.Write(p.req.Bytes()); err != nil {
 		p.watchdog.Stop()
 		return Answer{}, p.fail(p.ioError(err, "read", what))
@@ -121,6 +130,16 @@ func (p *process) exchange(ev election.Event, init *Init) (Answer, error) {
 		return Answer{}, p.fail(fmt.Errorf("answer to %s: %w", what, err))
 	}
 	return a, nil
+}
+
+// answerBound is how long the program has for the answer it owes now:
+// the timeout, or, for a new process's first answer, at least
+// StartAllowance.
+func (p *process) answerBound() time.Duration {
+	if p.lines == 0 {
+		return max(p.timeout, StartAllowance)
+	}
+	return p.timeout
 }
 
 // describe names an event for a message: `event seq 7 (timer "answer")`.
@@ -166,7 +185,11 @@ func (p *process) readLine() ([]byte, error) {
 func (p *process) ioError(err error, verb, what string) error {
 	switch {
 	case p.expired.Load() || errors.Is(err, os.ErrDeadlineExceeded):
-		return fmt.Errorf("did not %s %s within %v (program.Options.Timeout): treated as crashed", verb, what, p.timeout)
+		bound := "--program-timeout"
+		if p.lines == 0 {
+			bound = "its first answer, at least program.StartAllowance"
+		}
+		return fmt.Errorf("did not %s %s within %v (%s): treated as crashed", verb, what, p.answerBound(), bound)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE):
 		return fmt.Errorf("program exited (%s) while it was to %s %s", p.exitStatus(), verb, what)
 	}
@@ -179,7 +202,7 @@ func (p *process) exitStatus() string {
 	select {
 	case <-p.waited:
 	case <-time.After(time.Second):
-		p.cmd.Process.Kill()
+		p.killGroup()
 		<-p.waited
 	}
 	if p.waitErr == nil {
@@ -198,13 +221,42 @@ func (p *process) fail(err error) error {
 	return fmt.Errorf("%w (its stderr was empty)", err)
 }
 
-// kill ends the process and waits for it (and for its stderr to drain).
+// kill ends the process's whole group and waits for the program (and
+// for its stderr to drain, at most cmd.WaitDelay).
+// It is idempotent.
 func (p *process) kill() {
-	p.watchdog.Stop()
+	p.killOnce.Do(func() {
+		p.watchdog.Stop()
+		p.killGroup()
+		<-p.waited
+		p.in.Close()
+		p.out.Close()
+	})
+}
+
+// ended reports whether the program has exited.
+func (p *process) ended() bool {
+	select {
+	case <-p.waited:
+		return true
+	default:
+		return false
+	}
+}
+
+// killGroup sends SIGKILL to the program's process group: the program
+// and whatever it started that stayed in its group. (A descendant that
+// made a session of its own, as a daemon does, is out of reach; one that
+// holds the pipes then holds up a read until it exits.)
+func (p *process) killGroup() error {
+	if p.cmd.Process == nil {
+		return nil
+	}
+	// The group's ID is the program's PID (Setpgid). The program itself
+	// is killed too, in case it already left the group.
+	err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	p.cmd.Process.Kill()
-	<-p.waited
-	p.in.Close()
-	p.out.Close()
+	return err
 }
 
 // tail keeps the last tailLines lines (at most tailBytes bytes) of what a

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"testing"
 
+	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/sim/explore"
 )
@@ -36,8 +37,8 @@ func TestPythonBullyPassesItsClaims(t *testing.T) {
 	}
 	res, err := explore.Run(explore.Options{Algorithm: name, N: 5, Schedules: 150, Seed: 20})
 	must(t, err)
-	if len(res.Claimed) != 3 {
-		t.Fatalf("judged %v, want the three claims", res.Claimed)
+	if len(res.Claimed) != 4 || res.Claimed[3] != check.NoProgramFailure {
+		t.Fatalf("judged %v, want the three claims and no-program-failure", res.Claimed)
 	}
 	if res.Failed() {
 		t.Fatalf("%d of %d schedules broke a claim %v; first: %+v\nreplay: %v", res.FailedSchedules, res.Schedules, res.Failures, res.Failing[0], res.Replay[0])

@@ -14,14 +14,22 @@ import (
 // Options bound what a program may cost the runtime.
 type Options struct {
 	// Timeout is how long a program has to answer one event; one that
-	// takes longer is treated as crashed. Zero: DefaultTimeout.
+	// takes longer is treated as crashed. Zero: DefaultTimeout. A new
+	// process has at least StartAllowance for its first answer.
 	Timeout time.Duration
 }
 
 // DefaultTimeout is the answer bound when Options.Timeout is zero: long
-// enough for an interpreter's first answer on a loaded machine, short
-// enough that a hung program is noticed.
+// enough for an answer on a loaded machine, short enough that a hung
+// program is noticed.
 const DefaultTimeout = 5 * time.Second
+
+// StartAllowance is the least time a newly started process has for its
+// first answer, whatever Timeout says: that answer also pays for loading
+// an interpreter (python3, node, a JVM), which on a busy machine with
+// many processes starting at once was seen to take longer than
+// DefaultTimeout. Later answers have Timeout.
+const StartAllowance = 20 * time.Second
 
 // Program is a command registered as an algorithm: the processes that run
 // it, idle between machines, and what its probe start answered.
@@ -34,6 +42,9 @@ type Program struct {
 	mu       sync.Mutex
 	idle     []*process
 	launched int
+	// live are the processes started and not yet seen ended, idle or
+	// playing a machine: CloseAll ends them all.
+	live []*process
 }
 
 // Launched is how many processes of the program were started so far: one
@@ -47,6 +58,9 @@ func (p *Program) Launched() int {
 
 // Name is the program's name in the registry (program-bully, ...).
 func (p *Program) Name() string { return p.name }
+
+// Timeout is the bound on each of its answers (Options.Timeout).
+func (p *Program) Timeout() time.Duration { return p.timeout }
 
 // Command is the command line that runs it.
 func (p *Program) Command() []string { return slices.Clone(p.argv) }
@@ -104,6 +118,8 @@ func Register(argv []string, q election.QuorumMode, members []election.NodeID, t
 		// can hold it to that: the explorer checks that its failing
 		// schedules replay (explore.CheckDeterminism).
 		Seeded: false,
+		// Its failures are findings (check.NoProgramFailure).
+		External: true,
 	})
 	programs[key(argv, q)] = p
 	return p.name, nil
@@ -195,7 +211,15 @@ func (p *Program) get() (*process, error) {
 	}
 	p.launched++
 	p.mu.Unlock()
-	return launch(p.argv, p.timeout)
+	proc, err := launch(p.argv, p.timeout)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.live = slices.DeleteFunc(p.live, (*process).ended)
+	p.live = append(p.live, proc)
+	p.mu.Unlock()
+	return proc, nil
 }
 
 // put keeps an idle process for the next machine.
@@ -219,12 +243,20 @@ func (p *Program) Close() {
 	}
 }
 
-// CloseAll closes every registered program (a command calls it before it
-// exits, a test in its cleanup).
+// CloseAll ends every process of every registered program, idle or still
+// playing a machine, with the process groups they lead (a command calls
+// it before it exits, a test in its cleanup): nothing a program started
+// outlives the run.
 func CloseAll() {
 	programsMu.Lock()
 	defer programsMu.Unlock()
 	for _, p := range programs {
-		p.Close()
+		p.mu.Lock()
+		live := p.live
+		p.live, p.idle = nil, nil
+		p.mu.Unlock()
+		for _, proc := range live {
+			proc.kill()
+		}
 	}
 }

@@ -61,6 +61,9 @@ func Format(sc *Scenario, header string) ([]byte, error) {
 	if sc.LivenessBound > 0 {
 		add(root, "liveness_bound", str(durationText(sc.LivenessBound)))
 	}
+	if sc.Seed != nil {
+		add(root, "seed", str(strconv.FormatInt(*sc.Seed, 10)))
+	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -91,6 +94,9 @@ func clusterNode(c Cluster) *yaml.Node {
 		if c.Image != "" {
 			add(m, "image", str(c.Image))
 		}
+		if c.ProgramTimeout > 0 {
+			add(m, "program_timeout", str(durationText(c.ProgramTimeout)))
+		}
 	} else {
 		add(m, "algorithm", str(c.Algorithm))
 	}
@@ -103,16 +109,18 @@ func clusterNode(c Cluster) *yaml.Node {
 	} else {
 		add(m, "ids", idsNode(c.IDs))
 	}
-	// The quorum and options the algorithm would take anyway are left
-	// out, as a person would leave them out.
-	alg, known := election.Lookup(c.Algorithm)
-	if c.Quorum != election.QuorumDefault && (known != nil || c.Quorum != alg.DefaultQuorum) {
+	// The quorum mode and every option are written as they are, the
+	// defaults too: a file must mean the same run whatever the defaults
+	// of whoever reads it (a program's mode defaults to none when read,
+	// whatever it was registered in; a later version may change an
+	// option's default).
+	if c.Quorum != election.QuorumDefault {
 		add(m, "quorum", str(string(c.Quorum)))
 	}
-	if opts := nonDefault(alg, c.Options); len(opts) > 0 {
+	if len(c.Options) > 0 {
 		o := mapping(true)
-		for _, k := range slices.Sorted(maps.Keys(opts)) {
-			add(o, k, str(opts[k]))
+		for _, k := range slices.Sorted(maps.Keys(c.Options)) {
+			add(o, k, str(c.Options[k]))
 		}
 		add(m, "options", o)
 	}
@@ -123,17 +131,6 @@ func clusterNode(c Cluster) *yaml.Node {
 	add(timing, "answer", str(durationText(t.Answer)))
 	add(m, "timing", timing)
 	return m
-}
-
-// nonDefault is opts without the options at the algorithm's defaults.
-func nonDefault(alg election.Algorithm, opts election.Options) election.Options {
-	out := election.Options{}
-	for k, v := range opts {
-		if spec, err := alg.Option(k); err != nil || spec.Default != v {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // StepNode is one step as the YAML a person would write: - kill: leader,

@@ -74,13 +74,14 @@ func TestFormatWritesEveryFaultFormAndTheHeader(t *testing.T) {
 		Checkers:       []check.Name{check.NoSplitBrain},
 		ExpectCheckers: map[check.Name]bool{check.NoSplitBrain: false},
 		LivenessBound:  5 * time.Second,
+		Seed:           new(int64(4097618618563484380)),
 	}
 	out, err := Format(sc, "found by the explorer\nseed 7")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(out)
-	for _, want := range []string{"# found by the explorer\n# seed 7\n", "- heal\n", "- wait: 2m\n", "- partition: {one-way: [5, 1]}\n", "expect_checkers: {no-split-brain: fail}"} {
+	for _, want := range []string{"# found by the explorer\n# seed 7\n", "- heal\n", "- wait: 2m\n", "- partition: {one-way: [5, 1]}\n", "expect_checkers: {no-split-brain: fail}", "seed: 4097618618563484380\n", "quorum: majority\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in\n%s", want, text)
 		}

@@ -20,6 +20,7 @@ func Limits() []Limit {
 		{"node IDs", "positive whole numbers, each listed once, members of the cluster"},
 		{"`cluster.timing`", "positive durations with a unit; suspicion longer than heartbeat"},
 		{"`repeat`", "a whole number ≥ 1"},
+		{"`seed`", "a whole number from 0 to 2⁶³−1"},
 		{"`steps`", "at least one; one operation per step"},
 		{"durations (`wait`, `within`, `for`, `liveness_bound`)", "positive, with a unit (`500ms`, `2s`)"},
 		{"`loss.percent`", "0 (removes loss) or 1 to 100: the container rules drop whole percents"},

@@ -97,8 +97,9 @@ func TestOptionsParseWithFileLineErrors(t *testing.T) {
 }
 
 // TestOptionsReachTheMachineAndSurviveFormat: options given in a file are
-// resolved (the rest defaulted), written back by Format (defaults left
-// out), and handed to every machine the simulator builds.
+// resolved (the rest defaulted), written back by Format in full (the
+// defaults in force too, so the file means the same run whatever the
+// reader's defaults), and handed to every machine the simulator builds.
 func TestOptionsReachTheMachineAndSurviveFormat(t *testing.T) {
 	sc, err := parseCluster(t, "{algorithm: "+majorityOnly+", nodes: 3, options: {prevote: F}}")
 	if err != nil {
@@ -111,8 +112,8 @@ func TestOptionsReachTheMachineAndSurviveFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(text), "options: {prevote: false}") || strings.Contains(string(text), "quorum") || strings.Contains(string(text), "lease") {
-		t.Errorf("Format wrote\n%s\nwant options: {prevote: false} and no defaults (quorum, lease)", text)
+	if !strings.Contains(string(text), "options: {lease: 300ms, prevote: false}") || !strings.Contains(string(text), "quorum: majority") {
+		t.Errorf("Format wrote\n%s\nwant every option and the quorum mode in force: options: {lease: 300ms, prevote: false}, quorum: majority", text)
 	}
 	back, err := scenario.Parse("back.yaml", text)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -242,6 +243,17 @@ func (p *parser) int(n *yaml.Node, field string, min int) (int, bool) {
 	return v, true
 }
 
+// seed parses a run's seed: a whole number ≥ 0 that fits 63 bits.
+func (p *parser) seed(n *yaml.Node, field string) *int64 {
+	if n.Kind == yaml.ScalarNode {
+		if v, err := strconv.ParseInt(n.Value, 10, 64); err == nil && v >= 0 {
+			return &v
+		}
+	}
+	p.errf(n, field, "want a whole number from 0 to %d, got %s", int64(math.MaxInt64), describe(n))
+	return nil
+}
+
 func (p *parser) duration(n *yaml.Node, field string) (time.Duration, bool) {
 	if n.Kind == yaml.ScalarNode && !isNull(n) {
 		if d, err := time.ParseDuration(n.Value); err == nil && d > 0 {
@@ -304,7 +316,7 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 		return nil
 	}
 	root := doc.Content[0]
-	f := p.fields(root, "", "name", "description", "cluster", "steps", "repeat", "checkers", "expect_checkers", "liveness_bound")
+	f := p.fields(root, "", "name", "description", "cluster", "steps", "repeat", "checkers", "expect_checkers", "liveness_bound", "seed")
 	s := &Scenario{File: p.file, Repeat: 1}
 	if n, ok := f["name"]; !ok {
 		p.errf(root, "name", "missing; want a short name like bully-leader-crash")
@@ -329,6 +341,9 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 	if n, ok := f["liveness_bound"]; ok {
 		s.LivenessBound, _ = p.duration(n, "liveness_bound")
 	}
+	if n, ok := f["seed"]; ok {
+		s.Seed = p.seed(n, "seed")
+	}
 	if n, ok := f["checkers"]; ok {
 		s.Checkers = p.checkerList(n)
 	}
@@ -344,7 +359,7 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 }
 
 func (p *parser) cluster(n *yaml.Node) Cluster {
-	f := p.fields(n, "cluster", "algorithm", "program", "image", "nodes", "ids", "quorum", "options", "timing")
+	f := p.fields(n, "cluster", "algorithm", "program", "image", "program_timeout", "nodes", "ids", "quorum", "options", "timing")
 	var c Cluster
 	var alg election.Algorithm
 	algOK := false
@@ -416,6 +431,13 @@ func (p *parser) cluster(n *yaml.Node) Cluster {
 			p.errf(im, "cluster.image", "only with a program: the image that holds its runtime on --backend docker")
 		} else {
 			c.Image, _ = p.str(im, "cluster.image")
+		}
+	}
+	if pt, ok := f["program_timeout"]; ok {
+		if !hasProg {
+			p.errf(pt, "cluster.program_timeout", "only with a program: how long it has to answer one event")
+		} else {
+			c.ProgramTimeout, _ = p.duration(pt, "cluster.program_timeout")
 		}
 	}
 	if algOK {

@@ -163,6 +163,8 @@ func TestParseErrorsNameFileLineFieldAndWhatIsValid(t *testing.T) {
 		{"too many ids", "name: x\ncluster: {algorithm: stub-bully, ids: [" + idsUpTo(MaxNodes+1) + "]}\nsteps: [heal]\n", "bad.yaml:2: cluster.ids:", "at most 64"},
 		{"too many nodes", "name: x\ncluster: {algorithm: stub-bully, nodes: 65}\nsteps: [heal]\n", "bad.yaml:2: cluster.nodes:", "at most 64"},
 		{"name too long", "name: " + strings.Repeat("a", MaxNameLen+1) + "\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\n", "bad.yaml:1: name:", "1 to 63"},
+		{"negative seed", "name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\nseed: -1\n", "bad.yaml:4: seed:", "want a whole number from 0 to"},
+		{"seed not a number", "name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\nseed: soon\n", "bad.yaml:4: seed:", "got"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -41,6 +41,11 @@ type Scenario struct {
 	// LivenessBound is the liveness checker's bound after the last fault
 	// (zero: the checker's default).
 	LivenessBound time.Duration
+	// Seed, when set (seed: in a file), is the seed of the first
+	// repetition when the run is given none: a schedule the explorer
+	// saved carries the simulator seed it failed on, so the file alone
+	// replays that run.
+	Seed *int64
 }
 
 // Cluster is the cluster a scenario starts.
@@ -57,6 +62,11 @@ type Cluster struct {
 	// Empty: the program must be one static executable, added to the
 	// FROM-scratch node image. Only with Program.
 	Image string
+	// ProgramTimeout, when not zero, is how long the program has to
+	// answer one event before it is treated as crashed
+	// (program.Options.Timeout; cluster.program_timeout). Only with
+	// Program.
+	ProgramTimeout time.Duration
 	// IDs in ring order; len(IDs) is the node count.
 	IDs []election.NodeID
 	// Quorum and Options are resolved when parsed: what the file gave,

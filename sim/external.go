@@ -48,7 +48,7 @@ func (s *Sim) checkCrashed(n *node) {
 	s.crashes = append(s.crashes, Crash{Node: n.id, At: s.now, Err: err})
 	if s.sink != nil {
 		r := s.nodeRecord(n, history.KindStop)
-		r.Reason = "program-failed: " + err.Error()
+		r.Reason = history.ReasonProgramFailed + ": " + err.Error()
 		s.emit(r)
 	}
 	// In the world model a program's crash is a kill: the one

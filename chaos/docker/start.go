@@ -230,6 +230,9 @@ func nodeEnv(spec chaos.ClusterSpec, programLine, secret string, addrs map[elect
 	if programLine != "" {
 		env["RINGLEADER_PROGRAM"] = programLine
 		env["RINGLEADER_OPTIONS"] = "" // a program takes none
+		if spec.ProgramTimeout > 0 {
+			env["RINGLEADER_PROGRAM_TIMEOUT"] = spec.ProgramTimeout.String()
+		}
 	}
 	if spec.Seed != 0 {
 		// One seed per node, all derived from the run's.

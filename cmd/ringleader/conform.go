@@ -74,6 +74,7 @@ type conformFlags struct {
 	asJSON                     bool
 	save, image                string
 	shrinkTime                 time.Duration
+	programTimeout             *time.Duration
 }
 
 func runConform(args []string, stdout, stderr io.Writer) int {
@@ -88,6 +89,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.asJSON, "json", false, "print the report as one JSON object")
 	fs.StringVar(&f.save, "save", "", "shrink the first failing schedule of each violated claim and write it as a scenario file in `DIR`")
 	fs.StringVar(&f.image, "image", "", "with --program and --save: the image that holds the program's runtime on the docker backend, written into the saved files (cluster.image)")
+	f.programTimeout = programTimeoutFlag(fs)
 	fs.DurationVar(&f.shrinkTime, "shrink-time", 2*time.Minute, "with --save: stop shrinking after this long in all, keeping the smallest schedules found")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), conformUsage)
@@ -108,7 +110,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	var status int
 	if f.program != "" {
 		defer program.CloseAll()
-		subject, status = registerProgramModes(strings.Fields(f.program), q, f.n, stderr)
+		subject, status = registerProgramModes(strings.Fields(f.program), q, f.n, *f.programTimeout, stderr)
 	} else {
 		subject, status = algorithmModes(f.algorithm, q, stderr)
 	}
@@ -181,6 +183,8 @@ func (f conformFlags) validate(fs *flag.FlagSet, stderr io.Writer) int {
 		return usageErrorTo(stderr, "conform", "--n %d: need at least one node", f.n)
 	case f.schedules < 1:
 		return usageErrorTo(stderr, "conform", "--schedules %d: need at least one", f.schedules)
+	case *f.programTimeout <= 0:
+		return usageErrorTo(stderr, "conform", "--program-timeout %v: must be positive", *f.programTimeout)
 	case f.shrinkTime <= 0:
 		return usageErrorTo(stderr, "conform", "--shrink-time %v: must be positive", f.shrinkTime)
 	case f.image != "" && (f.program == "" || f.save == ""):
@@ -225,7 +229,7 @@ type declinedMode struct {
 // registerProgramModes registers argv in mode q, or, when q is not given,
 // in every mode; a mode whose probe start fails is declined. Status 2
 // when the program runs in none of them.
-func registerProgramModes(argv []string, q election.QuorumMode, n int, stderr io.Writer) (conformSubject, int) {
+func registerProgramModes(argv []string, q election.QuorumMode, n int, timeout time.Duration, stderr io.Writer) (conformSubject, int) {
 	modes := []election.QuorumMode{election.NoQuorum, election.Majority}
 	if q != election.QuorumDefault {
 		modes = []election.QuorumMode{q}
@@ -237,7 +241,7 @@ func registerProgramModes(argv []string, q election.QuorumMode, n int, stderr io
 	s := conformSubject{program: argv}
 	var errs []string
 	for _, m := range modes {
-		name, err := program.Register(argv, m, members, election.Timing{}, program.Options{})
+		name, err := program.Register(argv, m, members, election.Timing{}, program.Options{Timeout: timeout})
 		if err != nil {
 			s.declined = append(s.declined, declinedMode{Quorum: m, Reason: err.Error()})
 			errs = append(errs, err.Error())
@@ -316,7 +320,7 @@ type savedSchedule struct {
 
 func (r conformReport) pass() bool {
 	for _, m := range r.Modes {
-		if !m.Pass() || len(m.Claims) == 0 || len(m.Violated()) > 0 {
+		if !m.Pass() || m.ClaimsNothing() || len(m.Violated()) > 0 {
 			return false
 		}
 	}
@@ -438,7 +442,7 @@ func printMode(w io.Writer, r conformReport, m conformance.Mode) {
 	if len(r.Program) > 0 {
 		name = " (registered as " + m.Algorithm + ")"
 	}
-	if len(m.Claims) == 0 {
+	if m.ClaimsNothing() {
 		fmt.Fprintf(w, "quorum %s%s: claims NOTHING: no property is judged (a program lists its claims in its answer to start: docs/protocol.md)\n", m.Quorum.Text(), name)
 	} else {
 		fmt.Fprintf(w, "quorum %s%s:\n", m.Quorum.Text(), name)
@@ -522,7 +526,7 @@ func caseLine(m conformance.Mode, c conformance.Case) string {
 // modeSummary is one mode in a line: how many claims hold, what failed.
 func modeSummary(m conformance.Mode) string {
 	s := "claims nothing"
-	if len(m.Claims) > 0 {
+	if !m.ClaimsNothing() {
 		s = fmt.Sprintf("%d of %d claims hold", len(m.Claims)-len(m.Violated()), len(m.Claims))
 	}
 	if v := m.Violated(); len(v) > 0 {

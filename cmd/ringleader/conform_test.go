@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/election/bully"
 	"github.com/ringleader-dev/ringleader/internal/toyelection"
 	"github.com/ringleader-dev/ringleader/program"
 )
@@ -31,6 +33,87 @@ var testPrograms = map[string]election.Algorithm{
 		},
 	},
 	"claims-nothing": {Name: "claims-nothing", New: toyelection.NewMaxID, ElectionTypes: []string{"ELECTION"}},
+	// Bully as it is (correct in both modes), and a Bully that runs
+	// without a quorum whatever mode it is started in while claiming
+	// what the mode's Bully claims: split brain under a majority.
+	"bully":                bully.Algorithm(),
+	"bully-ignores-quorum": bullyIgnoringQuorum(),
+	// Bully whose node 3 fails when an election reaches it: it exits
+	// with status 3, or writes a line that is not an answer.
+	"bully-exits-on-election":   bullyFailingOnElection("exit"),
+	"bully-garbles-on-election": bullyFailingOnElection("garbage"),
+	// Bully whose timers wander by up to a millisecond, drawn from the
+	// wall clock: correct, and not deterministic.
+	"bully-jittery": bullyJittery(),
+	// Bully that lists its heartbeat as an announcement.
+	"bully-announces-heartbeats": bullyAnnouncingHeartbeats(),
+}
+
+func bullyAnnouncingHeartbeats() election.Algorithm {
+	a := bully.Algorithm()
+	a.AnnounceTypes = append(a.AnnounceTypes, bully.TypeHeartbeat)
+	return a
+}
+
+func bullyJittery() election.Algorithm {
+	a := bully.Algorithm()
+	a.Name = "bully-jittery"
+	a.New = func(cfg election.Config) (election.Machine, error) {
+		m, err := bully.New(cfg)
+		return jitteryMachine{m}, err
+	}
+	return a
+}
+
+type jitteryMachine struct{ election.Machine }
+
+func (m jitteryMachine) Step(ev election.Event) []election.Effect {
+	fx := m.Machine.Step(ev)
+	for i := range fx {
+		if fx[i].Kind == election.EffectSetTimer {
+			fx[i].After += time.Duration(time.Now().UnixNano() % int64(time.Millisecond))
+		}
+	}
+	return fx
+}
+
+// bullyFailingOnElection is Bully whose node 3 fails, the way mode says,
+// at the first ELECTION message it receives.
+func bullyFailingOnElection(mode string) election.Algorithm {
+	a := bully.Algorithm()
+	a.Name = "bully-fails-on-election"
+	a.New = func(cfg election.Config) (election.Machine, error) {
+		m, err := bully.New(cfg)
+		return failingMachine{Machine: m, id: cfg.ID, mode: mode}, err
+	}
+	return a
+}
+
+type failingMachine struct {
+	election.Machine
+	id   election.NodeID
+	mode string
+}
+
+func (m failingMachine) Step(ev election.Event) []election.Effect {
+	if m.id == 3 && ev.Kind == election.EventReceive && ev.Msg.Type == bully.TypeElection {
+		fmt.Fprintf(os.Stderr, "node 3: giving up on the election from %d\n", ev.Msg.From)
+		if m.mode == "exit" {
+			os.Exit(3)
+		}
+		fmt.Println("hello, runtime") // before the answer: not one
+	}
+	return m.Machine.Step(ev)
+}
+
+func bullyIgnoringQuorum() election.Algorithm {
+	a := bully.Algorithm()
+	a.Name = "bully-ignores-quorum"
+	a.New = func(cfg election.Config) (election.Machine, error) {
+		cfg.Quorum = election.NoQuorum
+		return bully.New(cfg)
+	}
+	return a
 }
 
 func serveTestProgram(name string) int {
@@ -83,10 +166,10 @@ func TestConformPassesTheGoExampleInBothQuorumModes(t *testing.T) {
 	r.wantCode(t, 0, args...)
 	wantContains(t, "stdout", r.stdout,
 		"conformance of program "+bin+": 5 nodes, 20 schedules per quorum mode, seed 1",
-		"quorum none (registered as program-bully-go):\n  agreement  holds\n  bully-max  holds\n  liveness   holds\n",
-		"quorum majority (registered as program-bully-go-majority):\n  agreement       holds\n  bully-max       holds\n  no-split-brain  holds\n  epoch-safety    holds\n  liveness        holds\n",
+		"quorum none (registered as program-bully-go):\n  agreement           holds\n  bully-max           holds\n  liveness            holds\n  no-program-failure  holds\n",
+		"quorum majority (registered as program-bully-go-majority):\n  agreement           holds\n  bully-max           holds\n  no-split-brain      holds\n  epoch-safety        holds\n  liveness            holds\n  no-program-failure  holds\n",
 		"    FaultFreeElectionAgrees        pass\n    FaultFreeElectionMeetsFormula  skip: program-bully-go publishes no message-count formula\n    LeaderCrashIsReplaced          pass\n    RandomFaultSchedules           pass\n",
-		"summary:\n  quorum none      3 of 3 claims hold\n  quorum majority  5 of 5 claims hold\nPASS\n")
+		"summary:\n  quorum none      4 of 4 claims hold\n  quorum majority  6 of 6 claims hold\nPASS\n")
 
 	args = append(args, "--json")
 	r = ringleader(t, args...)
@@ -95,8 +178,8 @@ func TestConformPassesTheGoExampleInBothQuorumModes(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("--json printed no JSON object: %v\n%s", err, r.stdout)
 	}
-	if !out.Pass || len(out.Modes) != 2 || len(out.Declined) != 0 || len(out.Modes[1].Claims) != 5 || len(out.Modes[1].Cases) != 4 {
-		t.Errorf("--json: %+v; want both modes run and passing, majority with 5 claims and 4 cases", out)
+	if !out.Pass || len(out.Modes) != 2 || len(out.Declined) != 0 || len(out.Modes[1].Claims) != 6 || len(out.Modes[1].Cases) != 5 {
+		t.Errorf("--json: %+v; want both modes run and passing, majority with 6 claims (no-program-failure among them) and 5 cases", out)
 	}
 }
 
@@ -119,10 +202,10 @@ func TestConformPassesThePythonExampleWhichDeclinesAMajority(t *testing.T) {
 		t.Fatalf("ringleader %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
 	}
 	wantContains(t, "stdout", stdout.String(),
-		"quorum none (registered as program-bully):\n  agreement  holds\n  bully-max  holds\n  liveness   holds\n",
+		"quorum none (registered as program-bully):\n  agreement           holds\n  bully-max           holds\n  liveness            holds\n  no-program-failure  holds\n",
 		"quorum majority: not run: the program declined it (its probe start failed):",
 		"program exited (exit status 2)", "| bully.py: quorum 'majority': this example runs plain Bully only (quorum none)",
-		"  quorum none      3 of 3 claims hold\n  quorum majority  declined by the program\nPASS\n")
+		"  quorum none      4 of 4 claims hold\n  quorum majority  declined by the program\nPASS\n")
 }
 
 // TestConformReportsAViolatedClaimWithItsCounterexample: a program that
@@ -137,14 +220,14 @@ func TestConformReportsAViolatedClaimWithItsCounterexample(t *testing.T) {
 	r := ringleader(t, args...)
 	r.wantCode(t, 1, args...)
 	wantContains(t, "stdout", r.stdout,
-		"  agreement  holds\n  bully-max  VIOLATED\n      FaultFreeElectionAgrees: ring [2 1 4 5 3]: leader 1, but the algorithm claims bully-max and 5 is the highest ID\n",
+		"  agreement           holds\n  bully-max           VIOLATED\n      FaultFreeElectionAgrees: ring [2 1 4 5 3]: leader 1, but the algorithm claims bully-max and 5 is the highest ID\n",
 		"      failed in 10 of 10 explored schedules; the first, schedule 0 (seed 1): bully-max: ",
-		"        replay: ringleader sim explore --program '"+prog+"' --n 5 --schedules 1 --seed 1\n",
-		"  liveness   holds\n",
+		"        replay: ringleader sim explore --program '"+prog+"' --n 5 --schedules 1 --seed 1 --quorum none\n",
+		"  liveness            holds\n  no-program-failure  holds\n",
 		"    FaultFreeElectionAgrees        FAIL  bully-max: ring [2 1 4 5 3]: leader 1",
 		"    RandomFaultSchedules           FAIL  schedule 0 (seed 1): bully-max: ",
 		"(10 of 10 schedules failed)\n",
-		"  quorum none  2 of 3 claims hold; violated: bully-max; failed cases: FaultFreeElectionAgrees, LeaderCrashIsReplaced, RandomFaultSchedules\nFAIL\n")
+		"  quorum none  3 of 4 claims hold; violated: bully-max; failed cases: FaultFreeElectionAgrees, LeaderCrashIsReplaced, RandomFaultSchedules\nFAIL\n")
 	file := filepath.Join(save, "program-lowest-wins-bully-max-1.yaml")
 	wantContains(t, "stdout", r.stdout, "): "+file+"\n")
 	if strings.Contains(r.stdout, "quorum majority") {

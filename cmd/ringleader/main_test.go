@@ -191,6 +191,7 @@ type exploreResult struct {
 	} `json:"split_brain"`
 	Replay []string `json:"replay"`
 	Shrunk []struct {
+		Seed       int64  `json:"seed"`
 		File       string `json:"file"`
 		Checker    string `json:"checker"`
 		Steps      int    `json:"steps"`

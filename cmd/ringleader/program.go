@@ -4,9 +4,15 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
@@ -14,12 +20,29 @@ import (
 	"github.com/ringleader-dev/ringleader/scenario"
 )
 
+// programTimeoutFlag declares --program-timeout, the bound on each of a
+// program's answers (program.Options.Timeout).
+func programTimeoutFlag(fs *flag.FlagSet) *time.Duration {
+	return fs.Duration("program-timeout", program.DefaultTimeout,
+		fmt.Sprintf("how long a program has to answer one event before it is treated as crashed (a new process has at least %v for its first answer, an interpreter's start)", program.StartAllowance))
+}
+
+// checkProgramTimeout refuses a bound that is not positive.
+func checkProgramTimeout(d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("--program-timeout %v: must be positive", d)
+	}
+	return nil
+}
+
 // registerPrograms registers the program of every scenario that names one
 // (cluster.program) and sets its cluster's algorithm to the registered
 // name, so that everything after runs it as any algorithm. In containers
 // a program must be one static executable (it is copied into the node
 // image). Status 2 when one cannot run.
-func registerPrograms(scs []*scenario.Scenario, backend string, stderr io.Writer) int {
+// timeout bounds each answer; a scenario's cluster.program_timeout takes
+// its place unless timeoutSet (--program-timeout was given).
+func registerPrograms(scs []*scenario.Scenario, backend string, timeout time.Duration, timeoutSet bool, stderr io.Writer) int {
 	for _, sc := range scs {
 		c := &sc.Cluster
 		if len(c.Program) == 0 {
@@ -30,18 +53,41 @@ func registerPrograms(scs []*scenario.Scenario, backend string, stderr io.Writer
 			// goes into the node image, which is empty but for the
 			// node: one static executable.
 			if _, err := program.CheckStatic(c.Program); err != nil {
+				if hint := notBuilt(err, c.Program); hint != "" {
+					fmt.Fprintf(stderr, "ringleader run: %s: cluster.program: %v%s\n", sc.File, err, hint)
+					return 2
+				}
 				fmt.Fprintf(stderr, "ringleader run: %s: cluster.program on --backend %s: %v (an interpreted program needs cluster.image, an image that holds its runtime)\n", sc.File, backend, err)
 				return 2
 			}
 		}
-		name, err := program.Register(c.Program, c.Quorum, c.IDs, c.Timing, program.Options{})
+		if timeoutSet || c.ProgramTimeout == 0 {
+			// What the nodes run with, wherever they run.
+			c.ProgramTimeout = timeout
+		}
+		name, err := program.Register(c.Program, c.Quorum, c.IDs, c.Timing, program.Options{Timeout: c.ProgramTimeout})
 		if err != nil {
-			fmt.Fprintf(stderr, "ringleader run: %s: cluster.program: %v\n", sc.File, err)
+			fmt.Fprintf(stderr, "ringleader run: %s: cluster.program: %v%s\n", sc.File, err, notBuilt(err, c.Program))
 			return 2
 		}
 		c.Algorithm = name
 	}
 	return 0
+}
+
+// notBuilt is a hint for a program whose file is not there: where a
+// relative path is looked for, and how the shipped examples' programs are
+// built; empty for any other failure.
+func notBuilt(err error, argv []string) string {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	where := ""
+	if !filepath.IsAbs(argv[0]) && strings.ContainsRune(argv[0], filepath.Separator) {
+		wd, _ := os.Getwd()
+		where = fmt.Sprintf(" (a relative path is looked for from the directory ringleader runs in, %s)", wd)
+	}
+	return fmt.Sprintf("\n  %s is not there%s: build it first, as the scenario's description says; `make examples` builds the programs of the shipped examples", argv[0], where)
 }
 
 // attachPrograms is registerPrograms for run --attach: the program of a
@@ -92,13 +138,13 @@ func attachPrograms(ctx context.Context, scs []*scenario.Scenario, w world, run 
 // programFlag reads --program "command args": the words of a command line,
 // split at spaces (a program whose arguments hold spaces is named through
 // a script of its own).
-func programFlag(cmdline string, q election.QuorumMode, n int, stderr io.Writer, sub string) (string, int) {
+func programFlag(cmdline string, q election.QuorumMode, n int, timeout time.Duration, stderr io.Writer, sub string) (string, int) {
 	argv := strings.Fields(cmdline)
 	if len(argv) == 0 {
 		return "", badFlag(stderr, sub, fmt.Errorf("--program %q: want a command line, such as --program \"python3 examples/bully-python/bully.py\"", cmdline))
 	}
 	members := election.FirstIDs(max(n, 1))
-	name, err := program.Register(argv, q, members, election.Timing{}, program.Options{})
+	name, err := program.Register(argv, q, members, election.Timing{}, program.Options{Timeout: timeout})
 	if err != nil {
 		fmt.Fprintf(stderr, "ringleader sim %s: --program: %v\n", sub, err)
 		return "", 2

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ringleader-dev/ringleader/internal/dockertest"
+	"github.com/ringleader-dev/ringleader/scenario"
 )
 
 // bullyGo builds examples/bully-go, the project's Bully as a program.
@@ -24,7 +27,7 @@ func TestSimExploreRunsAProgram(t *testing.T) {
 	args := []string{"sim", "explore", "--program", bin, "--n", "4", "--schedules", "6", "--seed", "2"}
 	r := ringleader(t, args...)
 	r.wantCode(t, 0, args...)
-	wantContains(t, "stdout", r.stdout, "program-bully-go, 4 nodes, no quorum: 6 schedules", "agreement        pass", "--program '"+bin+"' --n 4 --schedules 1 --seed ")
+	wantContains(t, "stdout", r.stdout, "program-bully-go, 4 nodes, no quorum: 6 schedules", "agreement          pass", "no-program-failure pass", "--program '"+bin+"' --n 4 --schedules 1 --seed ")
 }
 
 func TestSimExploreRefusesAProgramThatCannotStart(t *testing.T) {
@@ -69,26 +72,6 @@ func TestRunRefusesAProgramContainersCannotHold(t *testing.T) {
 	wantContains(t, "stderr", r.stderr, path+": cluster.program on --backend docker:", "is not a static executable")
 }
 
-// TestRunsTheShippedPythonScenario runs examples/bully-python's scenario
-// from the repository's root, as its description says; without python3
-// it is skipped, unless CI=true.
-func TestRunsTheShippedPythonScenario(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("python3 not found, and CI=true: the Python example must be tested (%v)", err)
-		}
-		t.Skipf("python3 not found (%v); CI=true makes this a failure", err)
-	}
-	args := []string{"run", "--backend", "sim", "examples/bully-python/leader-crash.yaml", "--store", t.TempDir()}
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = "../.."
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("ringleader %v: %v\n%s", args, err, out)
-	}
-	wantContains(t, "output", string(out), "python-bully-leader-crash")
-}
-
 // TestRunHostsAStaticProgramInContainers: examples/bully-go, built
 // static, goes into the node image and every container hosts it as its
 // child; the leader-crash story passes as it does in the simulator.
@@ -111,57 +94,89 @@ func TestRunHostsAStaticProgramInContainers(t *testing.T) {
 	wantContains(t, "stdout", r.stdout, "own-bully-docker", "PASS")
 }
 
-// runShippedGoScenario runs examples/bully-go/split-brain-quorum.yaml as
-// its description says to, from the repository's root: examples/bully-go
-// built static as bin/bully-go (the build outputs' directory, ignored by
-// git), which the scenario names.
-func runShippedGoScenario(t *testing.T, backend string) {
-	t.Helper()
-	build := exec.Command("go", "build", "-o", "bin/bully-go", "./examples/bully-go")
+// TestEveryExampleScenarioRunsAsShipped: every scenario under examples/,
+// run from the repository's root as its description says once what it runs
+// is built (`make examples`: bin/bully-go, and the image with Python),
+// passes in the simulator and in containers. A new example's scenario is
+// covered without a test of its own. A scenario whose program needs
+// python3, or an image that is missing, is skipped, unless CI=true.
+func TestEveryExampleScenarioRunsAsShipped(t *testing.T) {
+	files, err := filepath.Glob("../../examples/*/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example scenarios: %v", err)
+	}
+	// What `make examples` builds first; the image it builds is made
+	// once per machine (.ci/run runs make examples).
+	build := exec.Command("go", "build", "-trimpath", "-o", "bin/bully-go", "./examples/bully-go")
 	build.Dir, build.Env = "../..", append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	args := []string{"run", "--backend", backend, "examples/bully-go/split-brain-quorum.yaml", "--store", t.TempDir()}
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = "../.."
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("ringleader %v: %v\n%s", args, err, out)
-	}
-	wantContains(t, "output", string(out), "go-bully-split-brain-quorum  1/1  7/7", "pass            pass", "PASS")
-}
-
-// TestRunsTheShippedGoScenario: the Go example's shipped scenario passes
-// in the simulator, its no-split-brain and epoch-safety claims included.
-func TestRunsTheShippedGoScenario(t *testing.T) { runShippedGoScenario(t, "sim") }
-
-// TestRunsTheShippedGoScenarioInContainers: and in containers, the static
-// program in the FROM-scratch node image.
-func TestRunsTheShippedGoScenarioInContainers(t *testing.T) {
-	dockertest.Require(t)
-	runShippedGoScenario(t, "docker")
-}
-
-// TestRunsTheShippedPythonScenarioInContainers runs the Python example's
-// scenario on the docker backend, in the image examples/bully-python/
-// image.sh builds. Without that image the test is skipped, naming the
-// script, unless CI=true.
-func TestRunsTheShippedPythonScenarioInContainers(t *testing.T) {
-	dockertest.Require(t)
-	const image = "ringleader-python:bookworm"
-	if out, err := exec.Command("docker", "image", "inspect", image).CombinedOutput(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("image %s is missing, and CI=true: build it with examples/bully-python/image.sh (%v: %s)", image, err, out)
+	for _, f := range files {
+		sc, err := scenario.Load(f)
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Skipf("image %s is missing: build it with examples/bully-python/image.sh (CI=true makes this a failure)", image)
+		rel, _ := filepath.Rel("../..", f)
+		for _, backend := range []string{"sim", "docker"} {
+			t.Run(sc.Name+"/"+backend, func(t *testing.T) {
+				needs(t, sc, backend)
+				args := []string{"run", "--backend", backend, rel, "--store", t.TempDir()}
+				cmd := exec.Command(binary, args...)
+				cmd.Dir = "../.."
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("ringleader %v: %v\n%s", args, err, out)
+				}
+				wantContains(t, "output", string(out), sc.Name, "PASS")
+			})
+		}
 	}
-	args := []string{"run", "--backend", "docker", "examples/bully-python/leader-crash.yaml", "--store", t.TempDir()}
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = "../.."
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("ringleader %v: %v\n%s", args, err, out)
+}
+
+// needs skips (or, with CI=true, fails) a run of sc on backend that this
+// machine cannot give: no engine, no python3 for a Python program, no
+// image the cluster names.
+func needs(t *testing.T, sc *scenario.Scenario, backend string) {
+	t.Helper()
+	missing := func(format string, args ...any) {
+		t.Helper()
+		msg := fmt.Sprintf(format, args...)
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s, and CI=true: every example must run (make examples builds what they need)", msg)
+		}
+		t.Skipf("%s (CI=true makes this a failure; make examples builds what the examples need)", msg)
 	}
-	wantContains(t, "output", string(out), "python-bully-leader-crash", "PASS")
+	if backend == "docker" {
+		dockertest.Require(t)
+		if im := sc.Cluster.Image; im != "" {
+			if out, err := exec.Command("docker", "image", "inspect", im).CombinedOutput(); err != nil {
+				missing("image %s is missing (%v: %.200s)", im, err, out)
+			}
+		}
+		return
+	}
+	if len(sc.Cluster.Program) > 0 && strings.HasPrefix(filepath.Base(sc.Cluster.Program[0]), "python") {
+		if _, err := exec.LookPath(sc.Cluster.Program[0]); err != nil {
+			missing("%s not found (%v)", sc.Cluster.Program[0], err)
+		}
+	}
+}
+
+// TestAProgramNotBuiltYetIsNamedWithHowToBuildIt: a scenario whose
+// program's file is not there (an example run before `make examples`) is
+// refused before anything starts, saying where the path was looked for
+// and how the shipped examples' programs are built.
+func TestAProgramNotBuiltYetIsNamedWithHowToBuildIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "unbuilt.yaml")
+	sc := "name: unbuilt\ncluster:\n  program: [bin/not-built-yet]\n  nodes: 3\nsteps:\n  - wait: 1s\n"
+	if err := os.WriteFile(path, []byte(sc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, backend := range []string{"sim", "docker"} {
+		args := []string{"run", "--backend", backend, "--build=false", path, "--store", t.TempDir()}
+		r := ringleader(t, args...)
+		r.wantCode(t, 2, args...)
+		wantContains(t, "stderr", r.stderr, "cluster.program: ", "bin/not-built-yet is not there (a relative path is looked for from the directory ringleader runs in, ", "`make examples` builds the programs of the shipped examples")
+	}
 }

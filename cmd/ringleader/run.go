@@ -31,12 +31,15 @@ type runFlags struct {
 	backend string
 	repeat  int
 	seed    int64
+	seedSet bool // --seed given: it overrides a scenario's seed:
 	store   string
 	json    bool
 	junit   string
 	image   string
 	build   bool
 	attach  string
+	// programTimeout bounds each answer of a scenario's program.
+	programTimeout *time.Duration
 }
 
 func runCmd(args []string) int {
@@ -44,12 +47,13 @@ func runCmd(args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.backend, "backend", "docker", "where the cluster runs: docker or sim")
 	fs.IntVar(&f.repeat, "repeat", 0, "run each scenario N times, a fresh cluster each time (default: the scenario's repeat:)")
-	fs.Int64Var(&f.seed, "seed", 0, "seed of the first repetition (repetition i uses seed+i-1; default: from the clock)")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of the first repetition (repetition i uses seed+i-1; default: the scenario's seed:, else from the clock)")
 	fs.StringVar(&f.store, "store", "store", "directory of run directories <store>/<scenario>/<time>/")
 	fs.BoolVar(&f.json, "json", false, "print every run's results as a JSON array on stdout")
 	fs.StringVar(&f.junit, "junit", "", "also write the runs as JUnit XML to `FILE` for CI: a testsuite per run, a testcase per expectation and checker")
 	fs.StringVar(&f.image, "image", defaultImage, "node image tag (docker backend)")
 	fs.BoolVar(&f.build, "build", true, "build the node image from this source tree first (docker backend)")
+	f.programTimeout = programTimeoutFlag(fs)
 	fs.StringVar(&f.attach, "attach", "", "play the scenarios on the running `CLUSTER` (compose, or a harness run's label) instead of starting one; its shape must match each scenario's")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: ringleader run [scenario.yaml|dir ...] [flags]\n\nRuns scenarios (default: every file in scenarios/) and judges them.\nExit status: 0 all passed, 1 an expectation or checker verdict failed, 2 invalid scenario or flags,\n130 interrupted (SIGINT, SIGTERM, SIGHUP), 141 the output was closed (| head); either way the cluster is removed first.\n\nFlags:\n")
@@ -70,12 +74,14 @@ func runCmd(args []string) int {
 		// not start one of its own.
 		f.build = false
 	}
+	if err := checkProgramTimeout(*f.programTimeout); err != nil {
+		return usageError("run", "%v", err)
+	}
 	if f.repeat < 0 {
 		return usageError("run", "--repeat %d: want a positive count", f.repeat)
 	}
-	seedSet := false
-	fs.Visit(func(fl *flag.Flag) { seedSet = seedSet || fl.Name == "seed" })
-	if !seedSet {
+	f.seedSet = flagGiven(fs, "seed")
+	if !f.seedSet {
 		f.seed = time.Now().UnixNano() % 1_000_000_000
 	}
 	if len(paths) == 0 {
@@ -95,7 +101,7 @@ func runCmd(args []string) int {
 		if code := attachPrograms(context.Background(), scs, worlds[liveWorld], f.attach, os.Stderr); code != 0 {
 			return code
 		}
-	} else if code := registerPrograms(scs, f.backend, os.Stderr); code != 0 {
+	} else if code := registerPrograms(scs, f.backend, *f.programTimeout, flagGiven(fs, "program-timeout"), os.Stderr); code != 0 {
 		return code
 	}
 	defer program.CloseAll()
@@ -167,9 +173,13 @@ runs:
 		if f.repeat > 0 {
 			reps = f.repeat
 		}
+		seed := f.seed
+		if sc.Seed != nil && !f.seedSet {
+			seed = *sc.Seed
+		}
 		for rep := 1; rep <= reps; rep++ {
 			res, err := harness.Run(ctx, sc, newBackend(), harness.Options{
-				Store: f.store, Seed: f.seed + int64(rep-1), Rep: rep, Reps: reps, Progress: stderr,
+				Store: f.store, Seed: seed + int64(rep-1), Rep: rep, Reps: reps, Progress: stderr,
 			})
 			if res != nil {
 				results = append(results, res)
@@ -238,6 +248,13 @@ runs:
 		return 1
 	}
 	return 0
+}
+
+// flagGiven reports whether the flag name was given on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == name })
+	return given
 }
 
 func absOr(p string) string {

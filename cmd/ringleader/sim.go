@@ -332,6 +332,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("explore", simExploreUsage)
 	algName := fs.String("algorithm", "", "algorithm name (this or --program)")
 	progLine := fs.String("program", "", "instead of --algorithm: a program's command line, speaking docs/protocol.md (\"python3 examples/bully-python/bully.py\")")
+	progTimeout := programTimeoutFlag(fs)
 	image := fs.String("image", "", "with --program and --save: the image that holds the program's runtime on the docker backend, written into the saved files (cluster.image; \"ringleader-python:bookworm\")")
 	n := fs.Int("n", 5, "node count (IDs 1..n)")
 	schedules := fs.Int("schedules", 1000, "number of random fault schedules")
@@ -371,7 +372,10 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return badFlag(stderr, "explore", err)
 		}
-		name, status := programFlag(*progLine, q, *n, stderr, "explore")
+		if err := checkProgramTimeout(*progTimeout); err != nil {
+			return badFlag(stderr, "explore", err)
+		}
+		name, status := programFlag(*progLine, q, *n, *progTimeout, stderr, "explore")
 		if status != 0 {
 			return status
 		}
@@ -560,12 +564,16 @@ func printExplore(w io.Writer, r explore.Result, elapsed time.Duration) {
 	fmt.Fprintf(w, "simulated %.0fs of cluster time in %.2fs: %.0f× real time\n",
 		r.SimulatedSeconds, elapsed.Seconds(), r.SimulatedSeconds/elapsed.Seconds())
 	fmt.Fprintf(w, "claimed checkers:\n")
+	width := 16
+	for _, c := range r.SortedFailures() {
+		width = max(width, len(c))
+	}
 	for _, c := range r.SortedFailures() {
 		status := "pass"
 		if r.Failures[c] > 0 {
 			status = "FAIL"
 		}
-		fmt.Fprintf(w, "  %-16s %s  failed in %d schedules\n", c, status, r.Failures[c])
+		fmt.Fprintf(w, "  %-*s %s  failed in %d schedules\n", width, c, status, r.Failures[c])
 	}
 	fmt.Fprintf(w, "split brain (two leaders at once) in %d schedules; two leaders in one epoch in %d\n", r.SplitBrainSchedules, r.EpochConflictSchedules)
 	if r.StaleLeaderSchedules > 0 {
@@ -595,6 +603,9 @@ func printSchedule(w io.Writer, sc explore.Schedule) {
 	}
 	for _, v := range sc.Verdicts {
 		fmt.Fprintf(w, "  %s: %s\n", v.Checker, v.Summary)
+		if d := v.Detail(); d != "" {
+			fmt.Fprintf(w, "    %s\n", indent(d, "    "))
+		}
 	}
 	fmt.Fprintf(w, "  replay: %s\n", sc.Replay)
 	if sc.Nondeterministic != "" {

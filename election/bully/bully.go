@@ -61,7 +61,12 @@ const (
 )
 
 func init() {
-	election.Register(election.Algorithm{
+	election.Register(Algorithm())
+}
+
+// Algorithm is Bully's registry entry.
+func Algorithm() election.Algorithm {
+	return election.Algorithm{
 		Name:          "bully",
 		Title:         "Bully election (Garcia-Molina, IEEE Trans. Computers C-31(1), 1982), optionally with a majority quorum and leases",
 		Topology:      "complete",
@@ -73,7 +78,7 @@ func init() {
 		Quorums:       []election.QuorumMode{election.NoQuorum, election.Majority},
 		DefaultQuorum: election.NoQuorum,
 		Seeded:        true,
-	})
+	}
 }
 
 // Claims lists what each mode guarantees. Without a quorum each side of a

@@ -44,14 +44,19 @@ func CheckDeterminism(opts Options, seed int64) (*Divergence, error) {
 			return nil, err
 		}
 	}
-	a, b := plays[0].Records(), plays[1].Records()
+	return Compare(seed, plays[0].Records(), plays[1].Records()), nil
+}
+
+// Compare returns where two histories of one run with seed first differ,
+// record for record, or nil when they are the same.
+func Compare(seed int64, a, b []history.Record) *Divergence {
 	for i := range max(len(a), len(b)) {
 		ra, rb := recordText(a, i), recordText(b, i)
 		if ra != rb {
-			return &Divergence{Seed: seed, Record: i, First: ra, Second: rb}, nil
+			return &Divergence{Seed: seed, Record: i, First: ra, Second: rb}
 		}
 	}
-	return nil, nil
+	return nil
 }
 
 func recordText(rs []history.Record, i int) string {

@@ -250,20 +250,26 @@ func ScheduleSeed(top int64, i int) int64 {
 
 // ReplayCommand is the command line that replays the schedule with seed.
 func ReplayCommand(o Options, seed int64) string {
+	if d, err := o.withDefaults(); err == nil {
+		o = d // the members, quorum and options the run resolves to
+	}
 	var b strings.Builder
 	what := "--algorithm " + o.Algorithm
 	if p, ok := program.Lookup(o.Algorithm); ok {
 		what = "--program '" + strings.Join(p.Command(), " ") + "'"
+		if p.Timeout() != program.DefaultTimeout {
+			what += " --program-timeout " + p.Timeout().String()
+		}
 	}
 	fmt.Fprintf(&b, "ringleader sim explore %s --n %d --schedules 1 --seed %d", what, len(o.Members), seed)
-	alg, _ := election.Lookup(o.Algorithm)
-	if o.Quorum != election.QuorumDefault && o.Quorum != alg.DefaultQuorum {
+	// The quorum mode and every option are spelt out, defaults too: a
+	// program is registered once per mode and reads none without the
+	// flag, and a default may change between versions.
+	if o.Quorum != election.QuorumDefault {
 		b.WriteString(" --quorum " + string(o.Quorum))
 	}
 	for _, k := range slices.Sorted(maps.Keys(o.Options)) {
-		if spec, err := alg.Option(k); err != nil || spec.Default != o.Options[k] {
-			fmt.Fprintf(&b, " --option %s=%s", k, o.Options[k])
-		}
+		fmt.Fprintf(&b, " --option %s=%s", k, o.Options[k])
 	}
 	if o.MaxFaults != 12 {
 		fmt.Fprintf(&b, " --faults %d", o.MaxFaults)
@@ -449,6 +455,9 @@ func cluster(o Options) scenario.Cluster {
 	c := scenario.Cluster{Algorithm: o.Algorithm, IDs: o.Members, Quorum: o.Quorum, Options: o.Options, Timing: o.Timing}
 	if p, ok := program.Lookup(o.Algorithm); ok {
 		c.Program, c.Image = p.Command(), o.Image
+		if p.Timeout() != program.DefaultTimeout {
+			c.ProgramTimeout = p.Timeout()
+		}
 	}
 	return c
 }

@@ -196,7 +196,8 @@ func init() {
 
 // TestExplorationRecordsAndReplaysItsOptions: an exploration resolves the
 // quorum mode and options, records them in its result, and its replay
-// commands repeat exactly the ones that differ from the defaults.
+// commands spell out every one of them, defaults too, so that the command
+// means the same run whatever the defaults of the binary that reads it.
 func TestExplorationRecordsAndReplaysItsOptions(t *testing.T) {
 	res, err := Run(Options{Algorithm: "test-floodmax-majority", N: 3, Schedules: 2, Seed: 1, Options: election.Options{"fast": "1"}})
 	if err != nil {
@@ -206,8 +207,8 @@ func TestExplorationRecordsAndReplaysItsOptions(t *testing.T) {
 		t.Errorf("result records quorum %q options %q, want majority and fast=true,k=1", res.Quorum, res.Options.String())
 	}
 	cmd := ReplayCommand(Options{Algorithm: "test-floodmax-majority", Members: []election.NodeID{1, 2, 3}, Quorum: election.Majority, MaxFaults: 12, Options: res.Options}, 7)
-	if !strings.HasSuffix(cmd, "--seed 7 --option fast=true") {
-		t.Errorf("replay command %q: want the non-default option only, and no --quorum (majority is the default)", cmd)
+	if !strings.HasSuffix(cmd, "--seed 7 --quorum majority --option fast=true --option k=1") {
+		t.Errorf("replay command %q: want the quorum mode and every option in force", cmd)
 	}
 	if _, err := Run(Options{Algorithm: "test-floodmax-majority", N: 3, Schedules: 1, Quorum: election.NoQuorum}); err == nil || !strings.Contains(err.Error(), "does not run with quorum none") {
 		t.Errorf("quorum none: %v, want the refusal", err)

@@ -3,6 +3,7 @@ package explore
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,13 +32,45 @@ func Scenario(o Options, sh Shrunk) *scenario.Scenario {
 		Checkers:       []check.Name{sh.Checker},
 		ExpectCheckers: map[check.Name]bool{sh.Checker: false},
 		LivenessBound:  o.Quiet,
+		// The first seed the shrinker confirmed the failure on: run
+		// without --seed replays exactly the run that failed.
+		Seed: &sh.Seed,
 	}
 }
 
 // FileStem is the saved file's name without .yaml, and the scenario's name:
-// <algorithm>-<checker>-<seed>.
+// <algorithm>-<checker>-<seed>, made a valid scenario name: lower case,
+// anything but letters, digits and dashes turned into dashes, and, when
+// that is longer than scenario.MaxNameLen, the algorithm's part cut short
+// and followed by a hash of the whole, so that two long names stay apart.
 func FileStem(algorithm string, checker check.Name, seed int64) string {
-	return fmt.Sprintf("%s-%s-%d", algorithm, checker, seed)
+	stem := nameSafe(fmt.Sprintf("%s-%s-%d", algorithm, checker, seed))
+	if len(stem) <= scenario.MaxNameLen {
+		return stem
+	}
+	h := fnv.New32a()
+	h.Write([]byte(stem))
+	tail := fmt.Sprintf("-%08x-%s-%d", h.Sum32(), checker, seed)
+	keep := max(scenario.MaxNameLen-len(tail), 1)
+	return strings.TrimRight(nameSafe(algorithm)[:min(keep, len(nameSafe(algorithm)))], "-") + tail
+}
+
+// nameSafe is s in the letters a scenario name takes: lower-case letters,
+// digits and dashes, not starting with a dash.
+func nameSafe(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r - 'A' + 'a'
+		}
+		return '-'
+	}, s)
+	if s = strings.TrimLeft(s, "-"); s == "" {
+		return "x"
+	}
+	return s
 }
 
 // optionsText is "   options: k=v,…", or nothing for an algorithm without

@@ -16,7 +16,7 @@ import (
 type ShrinkOptions struct {
 	// Seeds is how many simulator seeds a candidate must fail on: the
 	// schedule's own and Seeds−1 others. A schedule that fails on one
-	// seed only hangs on one interleaving of messages and would not
+	// seed only depends on one ordering of messages and would not
 	// reproduce in containers. Zero: 3.
 	Seeds int
 	// Budget is the most candidates tried; zero: 300. With Deadline it
@@ -113,7 +113,7 @@ func Shrink(o Options, sc Schedule, checker check.Name, so ShrinkOptions) (Shrun
 	out := Shrunk{Seed: sc.Seed, Checker: checker, From: len(sc.Steps)}
 	pinned := pinTargets(sc.Steps, sc.Resolved)
 	if !x.try(pinned) {
-		return out, fmt.Errorf("schedule %d (seed %d): %s does not fail on all of %d simulator seeds with its targets pinned; not shrunk (it hangs on one interleaving)", sc.Index, sc.Seed, checker, so.Seeds)
+		return out, fmt.Errorf("schedule %d (seed %d): not shrunk: with its targets pinned, %s does not fail on every one of %d simulator seeds (the failure depends on one ordering of messages, which another run or containers would not reproduce; --shrink-seeds sets how many must fail)", sc.Index, sc.Seed, checker, so.Seeds)
 	}
 	for changed := true; changed && !x.spent(); {
 		changed = x.dropSteps() || x.weakenFaults() || x.shortenWaits()

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -197,5 +198,37 @@ func TestShrinkBudgetIsNeverExceeded(t *testing.T) {
 		if sh.Tried > budget || !sh.Exhausted {
 			t.Errorf("budget %d: tried %d, exhausted %v", budget, sh.Tried, sh.Exhausted)
 		}
+	}
+}
+
+// TestASavedFileIsNamedWithinTheScenarioNameRules: whatever a program's
+// name (long, upper case, underscores), the stem a saved schedule gets is
+// a valid scenario name, and two long names that differ only past the
+// cut still get different stems.
+func TestASavedFileIsNamedWithinTheScenarioNameRules(t *testing.T) {
+	seed := int64(4097618618563484380)
+	stems := map[string]bool{}
+	for _, alg := range []string{
+		"bully",
+		"program-buggy-splitbrain-majority",
+		"program-" + strings.Repeat("very-long-election-", 5) + "a-majority",
+		"program-" + strings.Repeat("very-long-election-", 5) + "b-majority",
+		"program-My_Election.v2-majority",
+	} {
+		stem := FileStem(alg, check.NoSplitBrain, seed)
+		doc := fmt.Sprintf("name: %s\ncluster: {algorithm: bully, nodes: 3}\nsteps: [heal]\n", stem)
+		if _, err := scenario.Parse(stem+".yaml", []byte(doc)); err != nil {
+			t.Errorf("%s: stem %q is not a scenario name: %v", alg, stem, err)
+		}
+		if !strings.HasSuffix(stem, fmt.Sprintf("-no-split-brain-%d", seed)) {
+			t.Errorf("%s: stem %q lost its checker or seed", alg, stem)
+		}
+		if stems[stem] {
+			t.Errorf("%s: stem %q given to two algorithms", alg, stem)
+		}
+		stems[stem] = true
+	}
+	if got := FileStem("bully", check.Agreement, 7); got != "bully-agreement-7" {
+		t.Errorf("a short name is kept as it is: got %q", got)
 	}
 }
