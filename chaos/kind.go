@@ -107,6 +107,23 @@ type Mark struct {
 // at a rate, or jumps.
 const Clock Op = "clock"
 
+// Jam is the jammed link: every message to and from its targets is held,
+// neither lost nor slowed, until a heal ends it; then the held messages
+// are delivered at once, in the order they arrived. Both worlds hold a
+// message where it arrives — its receiver holds it, so the links (and a
+// container's NATS routes) stay up — and deliver it through the normal
+// receive path at the heal, recorded then. A receiver holds at most
+// JamHeld messages; past that it counts and drops the overflow. What a
+// node holds goes with its process: a receiver killed or stopped loses
+// what it held (as any message to a down node is lost), while what a
+// killed sender sent and a live receiver holds still arrives at the heal.
+const Jam Op = "jam"
+
+// JamHeld bounds the messages one receiver holds for jammed links, in
+// either world (the node runtime's hold queue, the simulator's): past it a
+// message is counted as dropped, not held.
+const JamHeld = 4096
+
 // The report's colours, one per mark.
 const (
 	killColour      = "#c62828"
@@ -116,6 +133,7 @@ const (
 	lossColour      = "#ef6c00"
 	delayColour     = "#00838f"
 	clockColour     = "#6d4c41"
+	jamColour       = "#ad1457"
 )
 
 var (
@@ -200,7 +218,7 @@ var kindList = []Kind{
 		Draws: partitionDraws, weaken: weakenPartition,
 	},
 	{
-		Op: Heal, Family: FamilyNetwork, Summary: "end every network fault: cuts, loss, delay (never restarts, resumes or resets clocks)",
+		Op: Heal, Family: FamilyNetwork, Summary: "end every network fault: cuts, loss, delay, jams (never restarts, resumes or resets clocks)",
 		Mark: undoMark, decide: decideHeal, apply: applyHeal,
 		Draws: healDraws,
 	},
@@ -224,6 +242,12 @@ var kindList = []Kind{
 			return DelayMS.Dur(p).String()
 		},
 		Draws: delayDraws,
+	},
+	{
+		Op: Jam, Family: FamilyNetwork, Summary: "hold every message to and from the nodes until heal, then deliver them in order, in a burst",
+		Targets: crashTargets, EndedBy: []Op{Heal}, Mark: Mark{Shape: MarkBand, Colour: jamColour, Legend: "jam in force"},
+		pool: isUp, decide: decideJam, apply: applyNet(nil), net: true,
+		Draws: jamDraws,
 	},
 	{
 		Op: Clock, Family: FamilyClock, Summary: "the clock the node's election machine reads runs at a rate, or jumps (histories keep true time)",
@@ -385,6 +409,36 @@ func decideClock(f Fault, s State, _ []election.NodeID) (Outcome, error) {
 	out.Note = noteAlready(already, len(out.Fault.Nodes))
 	return out, nil
 }
+
+// decideJam checks a jam: it needs targets, and a node already jammed is
+// left alone (a recorded no-op when every target is).
+func decideJam(f Fault, s State, _ []election.NodeID) (Outcome, error) {
+	if len(f.Nodes) == 0 {
+		return Outcome{}, fmt.Errorf("jam: no target nodes (to jam every node, target all)")
+	}
+	out := Outcome{Fault: f}
+	out.Fault.Nodes = nil
+	var already []string
+	for _, id := range f.Nodes {
+		if _, ok := s.NetOf(Jam, id); ok {
+			already = append(already, fmt.Sprintf("node %d is already jammed", id))
+			continue
+		}
+		out.Fault.Nodes = append(out.Fault.Nodes, id)
+	}
+	out.Note = noteAlready(already, len(out.Fault.Nodes))
+	return out, nil
+}
+
+// jamDraws: one node jammed, the leader most often (the explorer's victim).
+// Not drawn by default.
+var jamDraws = []Draw{{Name: "jam", Weight: 1, fn: func(d *Drawer, s State) (Spec, bool) {
+	up := d.Where(func(id election.NodeID) bool { return s.Up[id] })
+	if len(up) == 0 {
+		return Spec{}, false
+	}
+	return Spec{Op: Jam, Target: d.victim(s, up)}, true
+}}}
 
 // noteAlready is an outcome's note for the parts of a fault already so:
 // a no-op when nothing is left to carry out.

@@ -113,7 +113,7 @@ func (s *Sim) Partition(groups ...[]election.NodeID) error {
 	return s.Apply(chaos.Fault{Op: chaos.Partition, Groups: groups}, "")
 }
 
-// Heal removes every cut and every per-node loss and delay.
+// Heal removes every cut and every per-node loss, delay and jam.
 func (s *Sim) Heal() error { return s.Apply(chaos.Fault{Op: chaos.Heal}, "all") }
 
 func (s *Sim) lookup(ids []election.NodeID) ([]*node, error) {
@@ -191,17 +191,59 @@ func (s *Sim) reconcileNetwork(f chaos.Fault) {
 		}
 	}
 	s.hintCut(newlyCut)
-	delayed := false
+	delayed, jamming := false, false
 	for _, n := range s.nodes {
 		loss, _ := s.state.NetOf(chaos.Loss, n.id)
 		d, ok := s.state.NetOf(chaos.Delay, n.id)
 		n.loss = chaos.LossPercent.Num(loss)
 		n.delay, n.jitter = chaos.DelayMS.Dur(d), chaos.DelayJitter.Dur(d)
 		delayed = delayed || ok
+		_, n.jammed = s.state.NetOf(chaos.Jam, n.id)
+		jamming = jamming || n.jammed
 	}
+	if s.jamming {
+		for _, n := range s.nodes {
+			s.releaseJam(n)
+			jamming = jamming || len(n.jam) > 0
+		}
+	}
+	s.jamming = jamming
 	s.perNode = s.perNode || len(s.state.Net) > 0
 	// Delays that differ can reorder a link: keep it FIFO from now on.
 	s.trackFIFO = s.trackFIFO || delayed
+}
+
+// holdJammed holds e, a message arriving at n on a jammed link, until the
+// link is no longer jammed: the receiver holds it, as a node's runtime
+// does in containers (chaos.Jam). Past chaos.JamHeld held messages it is
+// lost instead.
+func (s *Sim) holdJammed(n *node, e *event) {
+	if len(n.jam) >= chaos.JamHeld {
+		s.counts.Lost++
+		return
+	}
+	e.arrived = true // on the wire no more: in n's hands
+	n.jam = append(n.jam, *e)
+}
+
+// releaseJam delivers what n holds on links no longer jammed, now, in the
+// order it arrived: a burst at the heal, each recorded as received when it
+// is delivered (a paused n holds them on, as anything arriving then).
+func (s *Sim) releaseJam(n *node) {
+	if len(n.jam) == 0 {
+		return
+	}
+	kept := n.jam[:0]
+	for _, e := range n.jam {
+		if n.jammed || s.nodes[e.from].jammed {
+			kept = append(kept, e)
+			continue
+		}
+		e.at = s.now
+		s.schedule(e)
+	}
+	clear(n.jam[len(kept):])
+	n.jam = kept
 }
 
 // reconcileClock brings n's clock to the world model's skew: a rate
@@ -259,6 +301,9 @@ func (s *Sim) down(n *node) {
 	s.release(n)
 	n.timers = nil
 	n.held = emptied(n.held)
+	// What a jam held for it went with the process.
+	s.counts.Lost += len(n.jam)
+	n.jam = emptied(n.jam)
 }
 
 // Up reports whether id runs (paused or not).

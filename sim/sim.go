@@ -99,6 +99,12 @@ type node struct {
 	// Per-node network faults (chaos Loss and Delay).
 	loss          float64
 	delay, jitter time.Duration
+	// jammed: a jam is in force on this node (chaos.Jam): what it sends
+	// and what is sent to it is held where it arrives. jam is what this
+	// node holds as receiver, in arrival order, until its link is no
+	// longer jammed (faults.go, releaseJam).
+	jammed bool
+	jam    []event
 	// clk is the node's clock when a clock fault skewed it (skewed);
 	// jumped is the sum of the jumps it took, to follow the world model.
 	clk    clock.Clock
@@ -226,7 +232,9 @@ type Sim struct {
 
 	// perNode: some node has had a loss or delay fault (Node.loss,
 	// delay, jitter may be set).
-	perNode      bool
+	perNode bool
+	// jamming: some node is jammed or holds jammed messages.
+	jamming      bool
 	started      bool
 	heals        uint64 // heals so far: a cut's hint is void after one
 	state        chaos.State
@@ -338,7 +346,7 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	clear(s.linkLast)
 	clear(s.linkLastDense)
 	s.trackFIFO = s.opts.Delay.Kind != DistConstant
-	s.perNode, s.started, s.heals = false, false, 0
+	s.perNode, s.jamming, s.started, s.heals = false, false, false, 0
 	s.state.Clear()
 	clear(s.cuts)
 	clear(s.cutDense)
@@ -580,6 +588,10 @@ func (s *Sim) process(e *event) {
 		}
 		if !e.arrived && s.isCut(e.from, e.node) {
 			s.counts.Lost++
+			return
+		}
+		if s.jamming && !e.arrived && (n.jammed || s.nodes[e.from].jammed) {
+			s.holdJammed(n, e)
 			return
 		}
 		if n.paused {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -260,6 +261,25 @@ var cases = []testCase{
 		s.ok(t, resume(1), "")
 		s.awaitLeader(t, 5)
 	}},
+	{"JamHoldsThenDeliversInOrderAtHeal", func(s *suite, t *testing.T) {
+		if s.unsupported[chaos.Jam] {
+			t.Skip("jam is unsupported here")
+		}
+		s.ok(t, chaos.Fault{Op: chaos.Jam, Nodes: ids(3)}, "")
+		s.ok(t, chaos.Fault{Op: chaos.Jam, Nodes: ids(3)}, "no-op: node 3 is already jammed")
+		if _, err := s.b.Await(context.Background(), jamHold, nil); err != nil {
+			t.Fatal(err)
+		}
+		s.ok(t, heal, "")
+		// Records reach the history after the heal returns (the
+		// simulator plays the burst when it runs on, a container's log
+		// is read a moment later), stamped when they happened.
+		if _, err := s.b.Await(context.Background(), 500*time.Millisecond, nil); err != nil {
+			t.Fatal(err)
+		}
+		s.heldThenBurst(t, 3)
+		s.awaitLeader(t, 5)
+	}},
 	{"EveryKindIsCarriedOutOrRefusedAsUnsupported", func(s *suite, t *testing.T) {
 		for _, k := range chaos.Kinds() {
 			sm, ok := samples[k.Op]
@@ -401,6 +421,73 @@ func (s *suite) latencyAround(t *testing.T, id election.NodeID, since time.Time)
 	}
 }
 
+// jamHold is how long a jam is held in the suite: past the NATS route's
+// ping timeout, after which held packets would have closed a route.
+const jamHold = 1500 * time.Millisecond
+
+// heldThenBurst checks the last jam on id and the heal after it: no
+// message to or from id was received from the jam's ok to the heal's
+// invoke; from the heal's invoke to its ok, some were, a burst, and each
+// link's in the order it was sent.
+func (s *suite) heldThenBurst(t *testing.T, id election.NodeID) {
+	t.Helper()
+	recs := s.mem.Records()
+	var jammed, healing, healed time.Time
+	for _, r := range recs {
+		if r.Kind != history.KindFault || r.Fault == nil {
+			continue
+		}
+		switch {
+		case r.Fault.Op == string(chaos.Jam) && r.Fault.Phase == history.FaultOK && jammed.IsZero():
+			jammed = r.Time
+		case r.Fault.Op == string(chaos.Heal) && r.Fault.Phase == history.FaultInvoke && !jammed.IsZero():
+			healing = r.Time
+		case r.Fault.Op == string(chaos.Heal) && r.Fault.Phase == history.FaultOK && !healing.IsZero():
+			healed = r.Time
+		}
+	}
+	if healed.IsZero() {
+		t.Fatalf("no jam ok followed by a heal in the history")
+	}
+	type link struct{ from, to election.NodeID }
+	sent := map[link][]election.Message{}
+	burst := map[link][]election.Message{}
+	n := 0
+	for _, r := range recs {
+		if r.Msg == nil || (r.Msg.From != id && r.Msg.To != id) {
+			continue
+		}
+		l := link{r.Msg.From, r.Msg.To}
+		switch {
+		case r.Kind == history.KindSend: // from the start: what was in flight at the jam is held too
+			sent[l] = append(sent[l], *r.Msg)
+		case r.Kind != history.KindRecv || r.Time.Before(jammed):
+		case r.Time.Before(healing) && r.Time.After(jammed):
+			t.Fatalf("node %d received %s from %d at %v, while the jam on %d held (from %v to %v)", r.Node, r.Msg.Type, r.Msg.From, r.Time, id, jammed, healing)
+		case !r.Time.After(healed):
+			burst[l] = append(burst[l], *r.Msg)
+			n++
+		}
+	}
+	if n < 5 {
+		t.Fatalf("%d messages to or from node %d delivered at the heal, want a burst of 5 or more", n, id)
+	}
+	for l, got := range burst {
+		// In send order: a subsequence of what was sent on the link
+		// (a message sent as the jam began may have passed unheld).
+		i := 0
+		for _, m := range sent[l] {
+			if i < len(got) && reflect.DeepEqual(m, got[i]) {
+				i++
+			}
+		}
+		if i < len(got) {
+			t.Fatalf("link %d->%d: the burst %v is not in the order sent %v", l.from, l.to, got, sent[l])
+		}
+	}
+	t.Logf("%s: jam on %d held %d messages, delivered at the heal", s.b.Name(), id, n)
+}
+
 // sample is one fault of a kind, for the suite's check that every kind is
 // carried out or refused as unsupported: the faults that set it up, the
 // fault, its effect on the State, and the faults that undo it.
@@ -428,6 +515,7 @@ var samples = map[chaos.Op]sample{
 	chaos.Loss: {fault: loss(0.3, 2), effect: inNet(chaos.Loss, 2, chaos.LossPercent.Of(0.3)), undo: []chaos.Fault{heal}},
 	chaos.Delay: {fault: delay(20*time.Millisecond, 0, 2),
 		effect: inNet(chaos.Delay, 2, chaos.DelayMS.OfDur(20*time.Millisecond)), undo: []chaos.Fault{heal}},
+	chaos.Jam: {fault: chaos.Fault{Op: chaos.Jam, Nodes: ids(2)}, effect: inNet(chaos.Jam, 2), undo: []chaos.Fault{heal}},
 	chaos.Clock: {fault: clockRate(2, 2),
 		effect: func(st chaos.State) bool { return st.ClockOf(2).Rate == 2 }, undo: []chaos.Fault{clockRate(1, 2)}},
 }

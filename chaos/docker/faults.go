@@ -105,9 +105,9 @@ type hook func(b *Backend, ctx context.Context, f chaos.Fault) error
 // unsupported on docker (Apply refuses it with chaos.Unsupported, and the
 // conformance suite holds that outcome).
 //
-// What only a node's own process can carry out — its clock, and the
-// receiving end of a one-way cut — goes over the control channel
-// (nodectl.go).
+// What only a node's own process can carry out — its clock, the
+// receiving end of a one-way cut and of a jam — goes over the control
+// channel (nodectl.go).
 var hooks = map[chaos.Op]hook{
 	chaos.Kill:      eachNode((*Backend).crash),
 	chaos.Stop:      eachNode((*Backend).crash),
@@ -119,6 +119,7 @@ var hooks = map[chaos.Op]hook{
 	chaos.Loss:      reconcile,
 	chaos.Delay:     reconcile,
 	chaos.Clock:     clockHook,
+	chaos.Jam:       jamHook,
 }
 
 // reconcile is the hook of loss and delay: whatever the fault, the
