@@ -29,7 +29,7 @@ const (
 	Pause     Op = "pause"     // freeze the node (docker pause / virtual freeze)
 	Resume    Op = "resume"    // thaw a paused node
 	Partition Op = "partition" // cut links (Groups or Links)
-	Heal      Op = "heal"      // remove every cut, loss and delay
+	Heal      Op = "heal"      // remove every network fault
 	Loss      Op = "loss"      // drop a fraction of packets to/from Nodes
 	Delay     Op = "delay"     // delay packets to/from Nodes
 )
@@ -57,13 +57,9 @@ type Fault struct {
 	// Links are extra directed cuts [from, to]: from's messages no longer
 	// reach to. One entry is a one-way cut.
 	Links [][2]election.NodeID
-	// Loss is the probability (0..1) a packet is dropped.
-	Loss float64
-	// Delay and Jitter for Op Delay.
-	Delay, Jitter time.Duration
-	// Rate (0: unchanged) and Jump for Op Clock.
-	Rate float64
-	Jump time.Duration
+	// Params are the values of its kind (Kind.Params), as the step gave
+	// them (Decide may round them: loss to whole percents).
+	Params Params
 }
 
 // CutLinks returns every directed link the partition cuts: Links plus, for
@@ -140,10 +136,7 @@ func (s sides) share(i, j int) bool {
 // target text; note is the outcome's note (what was already so) for the
 // ok record.
 func (f Fault) Record(t time.Time, target string, p history.FaultPhase, note string, err error) history.Record {
-	hf := &history.Fault{Op: string(f.Op), Phase: p, Target: target, Nodes: f.Nodes, Groups: f.Groups, Links: f.Links, Note: note}
-	if f.Loss > 0 || f.Delay > 0 || f.Jitter > 0 || f.Rate != 0 || f.Jump != 0 {
-		hf.Params = &history.FaultParams{Loss: f.Loss, Delay: history.Duration(f.Delay), Jitter: history.Duration(f.Jitter), Rate: f.Rate, Jump: history.Duration(f.Jump)}
-	}
+	hf := &history.Fault{Op: string(f.Op), Phase: p, Target: target, Nodes: f.Nodes, Groups: f.Groups, Links: f.Links, Params: f.Params, Note: note}
 	if err != nil {
 		hf.Error = err.Error()
 	}
@@ -151,12 +144,16 @@ func (f Fault) Record(t time.Time, target string, p history.FaultPhase, note str
 }
 
 // FaultOf is the fault a history record describes: what the timeline
-// replays through State.Apply.
+// replays through State.Apply. A duration an old history wrote as a
+// number of nanoseconds is read as the duration its kind's Param says.
 func FaultOf(hf *history.Fault) Fault {
-	f := Fault{Op: Op(hf.Op), Nodes: hf.Nodes, Groups: hf.Groups, Links: hf.Links}
-	if p := hf.Params; p != nil {
-		f.Loss, f.Delay, f.Jitter = p.Loss, time.Duration(p.Delay), time.Duration(p.Jitter)
-		f.Rate, f.Jump = p.Rate, time.Duration(p.Jump)
+	f := Fault{Op: Op(hf.Op), Nodes: hf.Nodes, Groups: hf.Groups, Links: hf.Links, Params: hf.Params}
+	if k := kindOf(f.Op); k != nil && !f.Params.IsZero() {
+		for _, pr := range k.Params {
+			if v, ok := f.Params.Get(pr.Field); ok && pr.Duration && !v.IsDur {
+				f.Params = f.Params.With(pr.normal(v))
+			}
+		}
 	}
 	return f
 }

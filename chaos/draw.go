@@ -141,7 +141,7 @@ var (
 		if !slices.ContainsFunc(d.Members, func(id election.NodeID) bool { return s.Up[id] }) {
 			return Spec{}, false
 		}
-		return Spec{Op: Loss, Target: Target{Kind: TargetOne}, Loss: float64(1+d.R.IntN(5)) / 10}, true
+		return Spec{Op: Loss, Target: Target{Kind: TargetOne}, Params: ParamsOf(LossPercent.Of(float64(1+d.R.IntN(5)) / 10))}, true
 	}}}
 	delayDraws = []Draw{{Name: "delay", Weight: 1, Default: true, fn: func(d *Drawer, s State) (Spec, bool) {
 		if !slices.ContainsFunc(d.Members, func(id election.NodeID) bool { return s.Up[id] }) {
@@ -149,7 +149,7 @@ var (
 		}
 		dl := time.Duration(1+d.R.IntN(10)) * 5 * time.Millisecond
 		j := time.Duration(d.R.IntN(5)) * 5 * time.Millisecond
-		return Spec{Op: Delay, Target: Target{Kind: TargetOne}, Delay: dl, Jitter: j}, true
+		return Spec{Op: Delay, Target: Target{Kind: TargetOne}, Params: ParamsOf(DelayMS.OfDur(dl), DelayJitter.OfDur(j))}, true
 	}}}
 	// clockDraws: a victim's clock slowed or sped up by a factor of 0.25
 	// to 2, or jumped by up to two seconds either way.
@@ -164,10 +164,10 @@ var (
 			if j == 0 {
 				j = 100 * time.Millisecond
 			}
-			return Spec{Op: Clock, Target: t, Jump: j}, true
+			return Spec{Op: Clock, Target: t, Params: ParamsOf(ClockJump.OfDur(j))}, true
 		}
 		rates := []float64{0.25, 0.4, 0.5, 0.75, 0.9, 1.1, 1.5, 2}
-		return Spec{Op: Clock, Target: t, Rate: rates[d.R.IntN(len(rates))]}, true
+		return Spec{Op: Clock, Target: t, Params: ParamsOf(ClockRate.Of(rates[d.R.IntN(len(rates))]))}, true
 	}}}
 )
 
@@ -238,16 +238,16 @@ func weakenPartition(sp Spec, r Fault, members []election.NodeID) []Spec {
 func weakenClock(sp Spec, _ Fault, _ []election.NodeID) []Spec {
 	g := sp.Clone()
 	changed := false
-	if sp.Rate != 0 {
-		r := float64(int((sp.Rate+1)/2*20+0.5)) / 20
-		if r != sp.Rate && r != 1 {
-			g.Rate, changed = r, true
+	if rate := ClockRate.Num(sp.Params); rate != 0 {
+		r := float64(int((rate+1)/2*20+0.5)) / 20
+		if r != rate && r != 1 {
+			g.Params, changed = g.Params.With(ClockRate.Of(r)), true
 		}
 	}
-	if sp.Jump != 0 {
-		j := (sp.Jump / 2).Round(time.Millisecond)
-		if j != 0 && j != sp.Jump {
-			g.Jump, changed = j, true
+	if jump := ClockJump.Dur(sp.Params); jump != 0 {
+		j := (jump / 2).Round(time.Millisecond)
+		if j != 0 && j != jump {
+			g.Params, changed = g.Params.With(ClockJump.OfDur(j)), true
 		}
 	}
 	if !changed {

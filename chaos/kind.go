@@ -12,11 +12,14 @@ import (
 
 // A Kind is everything the testbed knows about one fault operation, in one
 // place: its words, the values it carries, what it may target, its edges
-// (decide), its effect on the world model (apply), what ends it, and how a
-// report draws it. Whatever must know a fault asks its Kind — the resolver,
-// Decide, State.Apply, the timeline's spans, the report, help and docs
-// tables — so adding a fault kind is adding one entry to kinds, plus a hook
-// in each backend that can carry it out.
+// (decide), its effect on the world model (apply), what ends it, how a
+// report draws it and how the explorer draws it. Whatever must know a
+// fault asks its Kind — the scenario parser and writer, `ringleader
+// fault`, the resolver, Decide, State.Apply, heal, the timeline's spans,
+// the report, the explorer, help and docs tables — so adding a fault kind
+// is adding one entry to kindList (with its Params and Draws), plus a
+// hook in each backend that can carry it out and a sample in the backend
+// conformance suite (docs/chaos.md, "Adding a fault kind").
 type Kind struct {
 	Op Op
 	// Family groups kinds for people and for the explorer's defaults.
@@ -25,7 +28,7 @@ type Kind struct {
 	Summary string
 	// Params are the values a step of this kind carries beyond its target:
 	// the YAML keys of a scenario step, the flags of `ringleader fault`,
-	// the keys of the history record's params.
+	// the keys of a fault's Params and of the history record's params.
 	Params []Param
 	// Targets are the symbolic targets it takes; nil when it takes none
 	// (heal) or has its own form (partition).
@@ -59,18 +62,25 @@ type Kind struct {
 	// ends this kind (a clock fault ends a clock span only when it
 	// restores the rate).
 	restores func(Fault) bool
+	// net marks a per-node network fault, one State.Net holds per node
+	// (loss, delay); its apply is applyNet. Heal ends every one (a test
+	// holds each such kind's EndedBy to name heal).
+	net bool
+	// say, when set, is how a person says its values ("20ms±5ms"), for
+	// Spec.String; else they are listed as key=value.
+	say func(Params) string
 }
 
 // Family groups fault kinds.
 type Family string
 
 const (
-	// Lifecycle faults act on a node's process.
-	Lifecycle Family = "process"
-	// Network faults act on the links between nodes.
-	Network Family = "network"
-	// Time faults act on the clock a node's election machine reads.
-	Time Family = "clock"
+	// FamilyProcess faults act on a node's process.
+	FamilyProcess Family = "process"
+	// FamilyNetwork faults act on the links between nodes.
+	FamilyNetwork Family = "network"
+	// FamilyClock faults act on the clock a node's election machine reads.
+	FamilyClock Family = "clock"
 )
 
 // MarkShape is how a report draws a fault.
@@ -97,6 +107,23 @@ type Mark struct {
 // at a rate, or jumps.
 const Clock Op = "clock"
 
+// Jam is the jammed link: every message to and from its targets is held,
+// neither lost nor slowed, until a heal ends it; then the held messages
+// are delivered at once, in the order they arrived. Both worlds hold a
+// message where it arrives — its receiver holds it, so the links (and a
+// container's NATS routes) stay up — and deliver it through the normal
+// receive path at the heal, recorded then. A receiver holds at most
+// JamHeld messages; past that it counts and drops the overflow. What a
+// node holds goes with its process: a receiver killed or stopped loses
+// what it held (as any message to a down node is lost), while what a
+// killed sender sent and a live receiver holds still arrives at the heal.
+const Jam Op = "jam"
+
+// JamHeld bounds the messages one receiver holds for jammed links, in
+// either world (the node runtime's hold queue, the simulator's): past it a
+// message is counted as dropped, not held.
+const JamHeld = 4096
+
 // The report's colours, one per mark.
 const (
 	killColour      = "#c62828"
@@ -106,6 +133,7 @@ const (
 	lossColour      = "#ef6c00"
 	delayColour     = "#00838f"
 	clockColour     = "#6d4c41"
+	jamColour       = "#ad1457"
 )
 
 var (
@@ -116,21 +144,21 @@ var (
 // kindList is every fault kind, in the order help and docs list them.
 var kindList = []Kind{
 	{
-		Op: Kill, Family: Lifecycle, Summary: "SIGKILL: the node and its NATS server vanish",
+		Op: Kill, Family: FamilyProcess, Summary: "SIGKILL: the node and its NATS server vanish",
 		Targets: crashTargets, EndedBy: []Op{Restart}, Mark: crashMark,
 		pool: isUp, decide: decideNodes,
 		apply: func(s *State, f Fault, _ []election.NodeID) { goDown(s, f.Nodes) },
 		Draws: killDraws, weaken: weakenKill,
 	},
 	{
-		Op: Stop, Family: Lifecycle, Summary: "SIGTERM: the node shuts down gracefully",
+		Op: Stop, Family: FamilyProcess, Summary: "SIGTERM: the node shuts down gracefully",
 		Targets: crashTargets, EndedBy: []Op{Restart}, Mark: crashMark,
 		pool: isUp, decide: decideNodes,
 		apply: func(s *State, f Fault, _ []election.NodeID) { goDown(s, f.Nodes) },
 		Draws: stopDraws,
 	},
 	{
-		Op: Restart, Family: Lifecycle, Summary: "start a killed or stopped node again from what it persisted",
+		Op: Restart, Family: FamilyProcess, Summary: "start a killed or stopped node again from what it persisted",
 		Targets: []TargetKind{TargetDown, TargetOne, TargetAll}, Mark: undoMark,
 		pool: func(s State, id election.NodeID) bool { return !s.Up[id] }, decide: decideNodes,
 		apply: func(s *State, f Fault, _ []election.NodeID) {
@@ -152,7 +180,7 @@ var kindList = []Kind{
 		Draws: restartDraws,
 	},
 	{
-		Op: Pause, Family: Lifecycle, Summary: "freeze the node (docker pause; a frozen process in the simulator)",
+		Op: Pause, Family: FamilyProcess, Summary: "freeze the node (docker pause; a frozen process in the simulator)",
 		Targets: crashTargets, EndedBy: []Op{Resume, Restart, Kill, Stop},
 		Mark: Mark{Shape: MarkLine, Colour: pauseColour, Legend: "pause"},
 		pool: State.Live, decide: decideNodes,
@@ -164,7 +192,7 @@ var kindList = []Kind{
 		Draws: pauseDraws,
 	},
 	{
-		Op: Resume, Family: Lifecycle, Summary: "thaw a paused node",
+		Op: Resume, Family: FamilyProcess, Summary: "thaw a paused node",
 		Targets: []TargetKind{TargetPaused, TargetOne, TargetAll}, Mark: undoMark,
 		pool: func(s State, id election.NodeID) bool { return s.Up[id] && s.Paused[id] }, decide: decideNodes,
 		apply: func(s *State, f Fault, _ []election.NodeID) {
@@ -175,7 +203,7 @@ var kindList = []Kind{
 		Draws: resumeDraws,
 	},
 	{
-		Op: Partition, Family: Network, Summary: "cut links: groups, a named shape, a two-way cut or a one-way cut",
+		Op: Partition, Family: FamilyNetwork, Summary: "cut links: groups, a named shape, a two-way cut or a one-way cut",
 		EndedBy: []Op{Heal}, Mark: Mark{Shape: MarkBand, Colour: partitionColour, Legend: "partition in force"},
 		pool: isUp, decide: decidePartition,
 		apply: func(s *State, f Fault, members []election.NodeID) {
@@ -190,52 +218,42 @@ var kindList = []Kind{
 		Draws: partitionDraws, weaken: weakenPartition,
 	},
 	{
-		Op: Heal, Family: Network, Summary: "remove every cut, loss and delay (never restarts, resumes or resets clocks)",
-		Mark: undoMark, decide: decideHeal,
-		apply: func(s *State, _ Fault, _ []election.NodeID) {
-			clear(s.Cut)
-			clear(s.Loss)
-			clear(s.Delay)
-		},
+		Op: Heal, Family: FamilyNetwork, Summary: "end every network fault: cuts, loss, delay, jams (never restarts, resumes or resets clocks)",
+		Mark: undoMark, decide: decideHeal, apply: applyHeal,
 		Draws: healDraws,
 	},
 	{
-		Op: Loss, Family: Network, Summary: "drop a fraction of the packets to and from the nodes",
-		Params:  []Param{percentParam},
+		Op: Loss, Family: FamilyNetwork, Summary: "drop a fraction of the packets to and from the nodes",
+		Params:  []Param{LossPercent},
 		Targets: crashTargets, WordsTarget: TargetAll, EndedBy: []Op{Heal}, Mark: Mark{Shape: MarkBand, Colour: lossColour, Legend: "loss in force"},
-		pool: isUp, decide: decideLoss,
-		apply: func(s *State, f Fault, _ []election.NodeID) {
-			for _, id := range f.Nodes {
-				if f.Loss > 0 {
-					s.Loss[id] = f.Loss
-				} else {
-					delete(s.Loss, id)
-				}
-			}
-		},
+		pool: isUp, decide: decideLoss, apply: applyNet(Params.IsZero), net: true,
+		say:   func(p Params) string { return fmt.Sprintf("%g%%", LossPercent.Num(p)*100) },
 		Draws: lossDraws,
 	},
 	{
-		Op: Delay, Family: Network, Summary: "delay the packets to and from the nodes",
-		Params:  []Param{msParam, jitterParam},
+		Op: Delay, Family: FamilyNetwork, Summary: "delay the packets to and from the nodes",
+		Params:  []Param{DelayMS, DelayJitter},
 		Targets: crashTargets, WordsTarget: TargetAll, EndedBy: []Op{Heal}, Mark: Mark{Shape: MarkBand, Colour: delayColour, Legend: "delay in force"},
-		pool: isUp, decide: decideDelay,
-		apply: func(s *State, f Fault, _ []election.NodeID) {
-			for _, id := range f.Nodes {
-				if f.Delay > 0 || f.Jitter > 0 {
-					s.Delay[id] = Latency{Delay: f.Delay, Jitter: f.Jitter}
-				} else {
-					delete(s.Delay, id)
-				}
+		pool: isUp, decide: decideDelay, apply: applyNet(Params.IsZero), net: true,
+		say: func(p Params) string {
+			if j := DelayJitter.Dur(p); j > 0 {
+				return fmt.Sprintf("%v±%v", DelayMS.Dur(p), j)
 			}
+			return DelayMS.Dur(p).String()
 		},
 		Draws: delayDraws,
 	},
 	{
-		Op: Clock, Family: Time, Summary: "the clock the node's election machine reads runs at a rate, or jumps (histories keep true time)",
-		Params: []Param{rateParam, jumpParam},
+		Op: Jam, Family: FamilyNetwork, Summary: "hold every message to and from the nodes until heal, then deliver them in order, in a burst",
+		Targets: crashTargets, EndedBy: []Op{Heal}, Mark: Mark{Shape: MarkBand, Colour: jamColour, Legend: "jam in force"},
+		pool: isUp, decide: decideJam, apply: applyNet(nil), net: true,
+		Draws: jamDraws,
+	},
+	{
+		Op: Clock, Family: FamilyClock, Summary: "the clock the node's election machine reads runs at a rate, or jumps (histories keep true time)",
+		Params: []Param{ClockRate, ClockJump},
 		checkParams: func(sp Spec) error {
-			if sp.Rate == 0 && sp.Jump == 0 {
+			if sp.Params.IsZero() {
 				return fmt.Errorf("give rate (1 is real speed, 0.5 half speed) or jump (a duration such as 2s or -500ms), or both")
 			}
 			return nil
@@ -243,33 +261,26 @@ var kindList = []Kind{
 		Targets: crashTargets, EndedBy: []Op{Clock},
 		Mark: Mark{Shape: MarkBand, Colour: clockColour, Legend: "clock skewed"},
 		pool: isUp, decide: decideClock, apply: applyClock,
-		restores: func(f Fault) bool { return f.Rate == 1 && f.Jump == 0 },
+		restores: func(f Fault) bool { return ClockRate.Num(f.Params) == 1 && ClockJump.Dur(f.Params) == 0 },
+		say:      func(p Params) string { return ClockText(ClockRate.Num(p), ClockJump.Dur(p)) },
 		Draws:    clockDraws, weaken: weakenClock,
 	},
 }
 
-// kindOf is op's descriptor, nil for an unknown operation: a scan, which
-// for a dozen kinds costs less than hashing the name, and a pointer, as a
-// Kind is a couple of hundred bytes. The worlds look a kind up on every
-// fault they apply and the checkers on every fault they replay.
+// kindOf is op's descriptor, nil for an unknown operation: a scan of Ops
+// (kindList's operations, in its order), which for a dozen kinds costs
+// less than hashing the name and reads three cache lines, not one per
+// descriptor; and a pointer, as a Kind is a couple of hundred bytes. The
+// worlds look a kind up on every fault they apply and the checkers on
+// every fault they replay.
 func kindOf(op Op) *Kind {
-	for i, o := range kindOps {
+	for i, o := range Ops {
 		if o == op {
 			return &kindList[i]
 		}
 	}
 	return nil
 }
-
-// kindOps are kindList's operations, in its order: the scan reads three
-// cache lines, not one per descriptor.
-var kindOps = func() []Op {
-	ops := make([]Op, len(kindList))
-	for i, k := range kindList {
-		ops[i] = k.Op
-	}
-	return ops
-}()
 
 // Kinds lists every fault kind, in the order help and docs list them.
 func Kinds() []Kind { return slices.Clone(kindList) }
@@ -324,13 +335,37 @@ func goDown(s *State, ids []election.NodeID) {
 	}
 }
 
+// applyNet is the apply of a per-node network fault (Kind.net): State.Net
+// holds its values on each node until a fault of the kind whose values
+// lift it (loss 0), or a heal.
+func applyNet(lifts func(Params) bool) func(s *State, f Fault, _ []election.NodeID) {
+	return func(s *State, f Fault, _ []election.NodeID) {
+		off := lifts != nil && lifts(f.Params)
+		for _, id := range f.Nodes {
+			if off {
+				delete(s.Net, NetKey{f.Op, id})
+			} else {
+				s.Net[NetKey{f.Op, id}] = f.Params
+			}
+		}
+	}
+}
+
+// applyHeal ends every network fault: the cut links and every per-node
+// one (every kind State.Net holds is ended by heal).
+func applyHeal(s *State, _ Fault, _ []election.NodeID) {
+	clear(s.Cut)
+	clear(s.Net)
+}
+
 func applyClock(s *State, f Fault, _ []election.NodeID) {
+	rate, jump := ClockRate.Num(f.Params), ClockJump.Dur(f.Params)
 	for _, id := range f.Nodes {
 		c := s.ClockOf(id)
-		if f.Rate > 0 {
-			c.Rate = f.Rate
+		if rate > 0 {
+			c.Rate = rate
 		}
-		c.Jumped += f.Jump
+		c.Jumped += jump
 		if c.Rate == 1 && c.Jumped == 0 {
 			delete(s.Clocks, id)
 			continue
@@ -346,15 +381,16 @@ func decideClock(f Fault, s State, _ []election.NodeID) (Outcome, error) {
 	if len(f.Nodes) == 0 {
 		return Outcome{}, fmt.Errorf("clock: no target nodes (to skew every node, target all)")
 	}
-	if f.Rate == 0 && f.Jump == 0 {
+	rate, jump := ClockRate.Num(f.Params), ClockJump.Dur(f.Params)
+	if rate == 0 && jump == 0 {
 		return Outcome{}, fmt.Errorf("clock: give a rate (1 is real speed) or a jump (a duration, negative to go back)")
 	}
-	if f.Rate != 0 {
-		if err := clock.CheckRate(f.Rate); err != nil {
+	if rate != 0 {
+		if err := clock.CheckRate(rate); err != nil {
 			return Outcome{}, err
 		}
 	}
-	if err := clock.CheckJump(f.Jump); err != nil {
+	if err := clock.CheckJump(jump); err != nil {
 		return Outcome{}, err
 	}
 	out := Outcome{Fault: f}
@@ -364,8 +400,8 @@ func decideClock(f Fault, s State, _ []election.NodeID) (Outcome, error) {
 		if !s.Up[id] {
 			return Outcome{}, fmt.Errorf("clock: node %d is down; restart it first", id)
 		}
-		if f.Jump == 0 && s.ClockOf(id).Rate == f.Rate {
-			already = append(already, fmt.Sprintf("node %d's clock already runs at %g×", id, f.Rate))
+		if jump == 0 && s.ClockOf(id).Rate == rate {
+			already = append(already, fmt.Sprintf("node %d's clock already runs at %g×", id, rate))
 			continue
 		}
 		out.Fault.Nodes = append(out.Fault.Nodes, id)
@@ -373,6 +409,36 @@ func decideClock(f Fault, s State, _ []election.NodeID) (Outcome, error) {
 	out.Note = noteAlready(already, len(out.Fault.Nodes))
 	return out, nil
 }
+
+// decideJam checks a jam: it needs targets, and a node already jammed is
+// left alone (a recorded no-op when every target is).
+func decideJam(f Fault, s State, _ []election.NodeID) (Outcome, error) {
+	if len(f.Nodes) == 0 {
+		return Outcome{}, fmt.Errorf("jam: no target nodes (to jam every node, target all)")
+	}
+	out := Outcome{Fault: f}
+	out.Fault.Nodes = nil
+	var already []string
+	for _, id := range f.Nodes {
+		if _, ok := s.NetOf(Jam, id); ok {
+			already = append(already, fmt.Sprintf("node %d is already jammed", id))
+			continue
+		}
+		out.Fault.Nodes = append(out.Fault.Nodes, id)
+	}
+	out.Note = noteAlready(already, len(out.Fault.Nodes))
+	return out, nil
+}
+
+// jamDraws: one node jammed, the leader most often (the explorer's victim).
+// Not drawn by default.
+var jamDraws = []Draw{{Name: "jam", Weight: 1, fn: func(d *Drawer, s State) (Spec, bool) {
+	up := d.Where(func(id election.NodeID) bool { return s.Up[id] })
+	if len(up) == 0 {
+		return Spec{}, false
+	}
+	return Spec{Op: Jam, Target: d.victim(s, up)}, true
+}}}
 
 // noteAlready is an outcome's note for the parts of a fault already so:
 // a no-op when nothing is left to carry out.

@@ -58,22 +58,24 @@ func TestApplyIsTheWorldModel(t *testing.T) {
 	apply(Fault{Op: Kill, Nodes: []election.NodeID{5}})
 	apply(Fault{Op: Pause, Nodes: []election.NodeID{4}})
 	apply(Fault{Op: Partition, Links: [][2]election.NodeID{{1, 2}}})
-	apply(Fault{Op: Loss, Nodes: []election.NodeID{3}, Loss: 0.234})
-	apply(Fault{Op: Delay, Nodes: []election.NodeID{2}, Delay: 20 * time.Millisecond})
-	apply(Fault{Op: Clock, Nodes: []election.NodeID{1}, Rate: 0.5})
-	apply(Fault{Op: Clock, Nodes: []election.NodeID{1}, Jump: -time.Second})
+	apply(Fault{Op: Loss, Nodes: []election.NodeID{3}, Params: ParamsOf(LossPercent.Of(0.234))})
+	apply(Fault{Op: Delay, Nodes: []election.NodeID{2}, Params: ParamsOf(DelayMS.OfDur(20 * time.Millisecond))})
+	apply(Fault{Op: Clock, Nodes: []election.NodeID{1}, Params: ParamsOf(ClockRate.Of(0.5))})
+	apply(Fault{Op: Clock, Nodes: []election.NodeID{1}, Params: ParamsOf(ClockJump.OfDur(-time.Second))})
 	if s.Up[5] || !s.Paused[4] || !s.Cut[[2]election.NodeID{1, 2}] || s.Cut[[2]election.NodeID{2, 1}] {
 		t.Fatalf("lifecycle or cut not applied: %s, cut %v", s.Describe(five), s.Cut)
 	}
-	if s.Loss[3] != 0.23 || s.Delay[2].Delay != 20*time.Millisecond || !s.Degraded(2) || s.Degraded(1) {
-		t.Fatalf("loss %v (want 0.23, rounded by Decide), delay %v", s.Loss, s.Delay)
+	loss, _ := s.NetOf(Loss, 3)
+	delay, _ := s.NetOf(Delay, 2)
+	if LossPercent.Num(loss) != 0.23 || DelayMS.Dur(delay) != 20*time.Millisecond || !s.Degraded(2) || s.Degraded(1) {
+		t.Fatalf("net %v (want loss 0.23, rounded by Decide, and delay 20ms)", s.Net)
 	}
 	if c := s.ClockOf(1); c.Rate != 0.5 || c.Jumped != -time.Second {
 		t.Fatalf("clock of 1 = %+v, want rate 0.5 jumped -1s", c)
 	}
 	apply(Fault{Op: Heal})
 	if s.NetworkFaulted() || s.ClockOf(1).Rate != 0.5 {
-		t.Fatalf("heal must clear the network and leave clocks: cut %v loss %v clock %+v", s.Cut, s.Loss, s.ClockOf(1))
+		t.Fatalf("heal must clear the network and leave clocks: cut %v net %v clock %+v", s.Cut, s.Net, s.ClockOf(1))
 	}
 	// A restart keeps the machine's rate and loses the process's jumps.
 	apply(Fault{Op: Kill, Nodes: []election.NodeID{1}})
@@ -81,7 +83,7 @@ func TestApplyIsTheWorldModel(t *testing.T) {
 	if c := s.ClockOf(1); c.Rate != 0.5 || c.Jumped != 0 {
 		t.Fatalf("after restart the clock is %+v, want rate 0.5 and no jump", c)
 	}
-	apply(Fault{Op: Clock, Nodes: []election.NodeID{1}, Rate: 1})
+	apply(Fault{Op: Clock, Nodes: []election.NodeID{1}, Params: ParamsOf(ClockRate.Of(1))})
 	if _, skewed := s.Clocks[1]; skewed {
 		t.Fatal("rate 1 with no jump must leave no skew behind")
 	}
@@ -91,20 +93,20 @@ func TestClockEdges(t *testing.T) {
 	s := Steady(five, 5)
 	for _, f := range []Fault{
 		{Op: Clock, Nodes: []election.NodeID{1}},
-		{Op: Clock, Nodes: []election.NodeID{1}, Rate: -2},
-		{Op: Clock, Nodes: []election.NodeID{1}, Jump: 48 * time.Hour},
-		{Op: Clock, Rate: 2},
+		{Op: Clock, Nodes: []election.NodeID{1}, Params: ParamsOf(ClockRate.Of(-2))},
+		{Op: Clock, Nodes: []election.NodeID{1}, Params: ParamsOf(ClockJump.OfDur(48 * time.Hour))},
+		{Op: Clock, Params: ParamsOf(ClockRate.Of(2))},
 	} {
 		if _, err := Decide(f, s, five); err == nil {
 			t.Errorf("%+v accepted", f)
 		}
 	}
-	out, err := Decide(Fault{Op: Clock, Nodes: []election.NodeID{1, 2}, Rate: 1}, s, five)
+	out, err := Decide(Fault{Op: Clock, Nodes: []election.NodeID{1, 2}, Params: ParamsOf(ClockRate.Of(1))}, s, five)
 	if err != nil || !strings.HasPrefix(out.Note, "no-op:") {
 		t.Fatalf("rate 1 on clocks at rate 1: %v, note %q; want a recorded no-op", err, out.Note)
 	}
 	s.Up[3] = false
-	if _, err := Decide(Fault{Op: Clock, Nodes: []election.NodeID{3}, Rate: 2}, s, five); err == nil || !strings.Contains(err.Error(), "down") {
+	if _, err := Decide(Fault{Op: Clock, Nodes: []election.NodeID{3}, Params: ParamsOf(ClockRate.Of(2))}, s, five); err == nil || !strings.Contains(err.Error(), "down") {
 		t.Fatalf("a clock fault on a down node: %v, want a refusal naming it", err)
 	}
 }
@@ -127,8 +129,8 @@ func TestSpansEndAsTheirKindsSay(t *testing.T) {
 		{pause, Fault{Op: Kill, Nodes: three}, true},
 		{part, Fault{Op: Heal}, true},
 		{part, Fault{Op: Restart, Nodes: three}, false},
-		{clk, Fault{Op: Clock, Nodes: three, Rate: 2}, false},
-		{clk, Fault{Op: Clock, Nodes: three, Rate: 1}, true},
+		{clk, Fault{Op: Clock, Nodes: three, Params: ParamsOf(ClockRate.Of(2))}, false},
+		{clk, Fault{Op: Clock, Nodes: three, Params: ParamsOf(ClockRate.Of(1))}, true},
 		{clk, Fault{Op: Heal}, false},
 	}
 	for _, c := range cases {
@@ -142,7 +144,7 @@ func TestSpansEndAsTheirKindsSay(t *testing.T) {
 }
 
 func TestWeakerClockApproachesRealSpeed(t *testing.T) {
-	sp := Spec{Op: Clock, Target: Target{Kind: TargetLeader}, Rate: 0.4}
+	sp := Spec{Op: Clock, Target: Target{Kind: TargetLeader}, Params: ParamsOf(ClockRate.Of(0.4))}
 	var rates []float64
 	for {
 		w := Weaker(sp, Fault{}, five)
@@ -150,12 +152,22 @@ func TestWeakerClockApproachesRealSpeed(t *testing.T) {
 			break
 		}
 		sp = w[0]
-		rates = append(rates, sp.Rate)
+		rates = append(rates, ClockRate.Num(sp.Params))
 	}
 	if !slices.Equal(rates, []float64{0.7, 0.85, 0.95}) {
 		t.Fatalf("rates while weakening 0.4: %v", rates)
 	}
-	if w := Weaker(Spec{Op: Clock, Jump: 3 * time.Second}, Fault{}, five); len(w) != 1 || w[0].Jump != 1500*time.Millisecond {
+	if w := Weaker(Spec{Op: Clock, Params: ParamsOf(ClockJump.OfDur(3 * time.Second))}, Fault{}, five); len(w) != 1 || ClockJump.Dur(w[0].Params) != 1500*time.Millisecond {
 		t.Fatalf("weakening a 3 s jump: %+v", w)
+	}
+}
+
+// TestHealEndsEveryPerNodeNetworkFault holds what applyHeal assumes: every
+// kind State.Net holds is ended by heal, so heal clears Net whole.
+func TestHealEndsEveryPerNodeNetworkFault(t *testing.T) {
+	for _, k := range kindList {
+		if k.net && !slices.Contains(k.EndedBy, Heal) {
+			t.Errorf("%s is held in State.Net but heal does not end it: add Heal to its EndedBy", k.Op)
+		}
 	}
 }

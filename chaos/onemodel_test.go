@@ -11,18 +11,17 @@ import (
 )
 
 // faultMaps are the maps of a State that only State.Apply may change.
-var faultMaps = map[string]bool{"Cut": true, "Loss": true, "Delay": true, "Clocks": true, "Paused": true}
+var faultMaps = map[string]bool{"Cut": true, "Net": true, "Clocks": true, "Paused": true}
 
 // allowedWriters are the functions outside state.go and kind.go that write
 // those maps anyway, each with its reason. The list is meant to shrink.
 var allowedWriters = map[string]string{
-	"sim/sim.go:Reset":       "returns the world to empty for the next schedule (no fault in force)",
 	"check/timeline.go:fill": "copies a snapshot the replay already made through State.Apply into a reused State",
 }
 
 // TestOnlyStateApplyChangesTheFaultsInForce scans the module's non-test Go
-// files for an assignment into, delete from or clear of a Cut, Loss,
-// Delay, Clocks or Paused map outside state.go and kind.go: a fault's
+// files for an assignment into, delete from or clear of a Cut, Net,
+// Clocks or Paused map outside state.go and kind.go: a fault's
 // effect on the world is written once, in its kind. The scan is by name,
 // without types — a map of another type with one of these names would
 // need a rename or an entry above.

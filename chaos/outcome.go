@@ -194,16 +194,19 @@ func decideLoss(f Fault, s State, _ []election.NodeID) (Outcome, error) {
 	if len(f.Nodes) == 0 {
 		return Outcome{}, fmt.Errorf("loss: no target nodes (to hit every node, target all)")
 	}
-	if f.Loss < 0 || f.Loss > 1 || math.IsNaN(f.Loss) {
-		return Outcome{}, fmt.Errorf("loss %v: want a probability from 0 (no loss) to 1 (every packet)", f.Loss)
+	p := LossPercent.Num(f.Params)
+	if p < 0 || p > 1 || math.IsNaN(p) {
+		return Outcome{}, fmt.Errorf("loss %v: want a probability from 0 (no loss) to 1 (every packet)", p)
 	}
 	// Refused rather than rounded up or down: 0.004 is neither the 1 %
 	// the rules would drop nor the none that 0 means.
-	if f.Loss > 0 && f.Loss < 0.01 {
-		return Outcome{}, fmt.Errorf("loss %v: below 1%%, the finest loss the container rules express (use 0 for none, or 0.01 to 1)", f.Loss)
+	if p > 0 && p < 0.01 {
+		return Outcome{}, fmt.Errorf("loss %v: below 1%%, the finest loss the container rules express (use 0 for none, or 0.01 to 1)", p)
 	}
-	f.Loss = math.Round(f.Loss*100) / 100
-	if f.Loss > 0 {
+	if r := math.Round(p*100) / 100; r != p {
+		f.Params = f.Params.With(LossPercent.Of(r))
+	}
+	if p > 0 {
 		return Outcome{Fault: f}, nil
 	}
 	return Outcome{Fault: f, Note: noteUntouched(f.Nodes, s, "loss")}, nil
@@ -214,10 +217,11 @@ func decideDelay(f Fault, s State, _ []election.NodeID) (Outcome, error) {
 	if len(f.Nodes) == 0 {
 		return Outcome{}, fmt.Errorf("delay: no target nodes (to delay every node, target all)")
 	}
-	if f.Delay < 0 || f.Jitter < 0 {
-		return Outcome{}, fmt.Errorf("delay %v jitter %v: neither may be negative (0 and 0 remove the delay)", f.Delay, f.Jitter)
+	d, j := DelayMS.Dur(f.Params), DelayJitter.Dur(f.Params)
+	if d < 0 || j < 0 {
+		return Outcome{}, fmt.Errorf("delay %v jitter %v: neither may be negative (0 and 0 remove the delay)", d, j)
 	}
-	if f.Delay > 0 || f.Jitter > 0 {
+	if d > 0 || j > 0 {
 		return Outcome{Fault: f}, nil
 	}
 	return Outcome{Fault: f, Note: noteUntouched(f.Nodes, s, "delay")}, nil

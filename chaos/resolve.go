@@ -105,7 +105,7 @@ func (st Spec) Resolve(s State, members []election.NodeID, rng *rand.Rand) (Faul
 		return f, fmt.Errorf("%q is not a fault (valid: %v)", st.Op, Ops)
 	case len(k.Targets) > 0:
 		f.Nodes, err = ResolveTarget(st.Target, st.Op, s, members, rng)
-		f.Loss, f.Delay, f.Jitter, f.Rate, f.Jump = st.Loss, st.Delay, st.Jitter, st.Rate, st.Jump
+		f.Params = st.Params
 	case st.Op == Partition:
 		if st.Partition == nil {
 			return f, fmt.Errorf("partition: no form given")

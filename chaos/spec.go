@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
 )
@@ -148,31 +147,24 @@ type Spec struct {
 	Target Target
 	// Partition of a partition.
 	Partition *PartitionSpec
-	// Loss is the fraction [0, 1] of packets dropped; Delay and Jitter
-	// the added latency.
-	Loss          float64
-	Delay, Jitter time.Duration
-	// Rate (0: unchanged) and Jump of a clock fault.
-	Rate float64
-	Jump time.Duration
+	// Params are the values of its kind (Kind.Params): a loss's
+	// fraction, a delay and its jitter, a clock's rate and jump.
+	Params Params
 }
 
-// String is the fault as a person would say it, for progress lines.
+// String is the fault as a person would say it, for progress lines:
+// "kill leader", "delay 20ms±5ms [3]".
 func (s Spec) String() string {
-	switch s.Op {
-	case Partition:
+	k := kindOf(s.Op)
+	switch {
+	case s.Op == Partition:
 		return "partition " + s.Partition.String()
-	case Heal:
-		return "heal"
-	case Loss:
-		return fmt.Sprintf("loss %g%% %s", s.Loss*100, s.Target)
-	case Delay:
-		if s.Jitter > 0 {
-			return fmt.Sprintf("delay %v±%v %s", s.Delay, s.Jitter, s.Target)
-		}
-		return fmt.Sprintf("delay %v %s", s.Delay, s.Target)
-	case Clock:
-		return fmt.Sprintf("clock %s %s", ClockText(s.Rate, s.Jump), s.Target)
+	case k == nil || len(k.Targets) == 0:
+		return string(s.Op)
+	case k.say != nil:
+		return fmt.Sprintf("%s %s %s", s.Op, k.say(s.Params), s.Target)
+	case !s.Params.IsZero():
+		return fmt.Sprintf("%s %s %s", s.Op, s.Params, s.Target)
 	}
 	return fmt.Sprintf("%s %s", s.Op, s.Target)
 }

@@ -9,9 +9,10 @@ import (
 
 // State is the world model: what the faults in force have done to the
 // cluster, and what every node believes. Every world keeps one — the
-// simulator, each backend, the timeline replay of a history — and
-// State.Apply is the only code that changes its fault part, so a fault
-// means one thing everywhere.
+// simulator, each backend, the timeline replay of a history. Its fault
+// part changes only through State.Apply (each kind's apply, kind.go), so a
+// fault means one thing everywhere; a world that starts a new run on the
+// same memory (the simulator's Reset) empties it with Clear.
 type State struct {
 	// Views holds each node's last recorded view (absent: none yet).
 	Views map[election.NodeID]election.View
@@ -21,17 +22,19 @@ type State struct {
 	Paused map[election.NodeID]bool
 	// Cut holds the directed links currently cut.
 	Cut map[[2]election.NodeID]bool
-	// Loss is the fraction of a node's packets dropped (absent: none).
-	Loss map[election.NodeID]float64
-	// Delay is the latency added to a node's packets (absent: none).
-	Delay map[election.NodeID]Latency
+	// Net holds the per-node network faults in force (loss, delay, …),
+	// keyed by kind and node, each as its fault's Params: one structure
+	// for every such kind, so that a new one needs no field here.
+	Net map[NetKey]Params
 	// Clocks holds the nodes whose clock is faulted (absent: true time).
 	Clocks map[election.NodeID]Skew
 }
 
-// Latency is an added delay with its jitter.
-type Latency struct {
-	Delay, Jitter time.Duration
+// NetKey names one per-node network fault in State.Net: its kind and the
+// node it holds on.
+type NetKey struct {
+	Op   Op
+	Node election.NodeID
 }
 
 // Skew is what clock faults have done to a node's clock: its rate, and the
@@ -45,23 +48,30 @@ type Skew struct {
 
 // NewState is an empty world whose maps are ready to fill.
 func NewState() State {
-	return State{
-		Views:  map[election.NodeID]election.View{},
-		Up:     map[election.NodeID]bool{},
-		Paused: map[election.NodeID]bool{},
-		Cut:    map[[2]election.NodeID]bool{},
-		Loss:   map[election.NodeID]float64{},
-		Delay:  map[election.NodeID]Latency{},
-		Clocks: map[election.NodeID]Skew{},
-	}
+	var s State
+	s.ensure()
+	return s
 }
 
-// Clone returns a deep copy whose maps are never nil.
+// Clone returns a deep copy whose maps are never nil (Params are
+// immutable and shared).
 func (s State) Clone() State {
 	return State{
 		Views: cloneMap(s.Views), Up: cloneMap(s.Up), Paused: cloneMap(s.Paused), Cut: cloneMap(s.Cut),
-		Loss: cloneMap(s.Loss), Delay: cloneMap(s.Delay), Clocks: cloneMap(s.Clocks),
+		Net: cloneMap(s.Net), Clocks: cloneMap(s.Clocks),
 	}
+}
+
+// Clear empties every map, keeping its memory: a world that plays a new
+// run on the same State (the simulator's Reset) starts from nothing.
+func (s *State) Clear() {
+	s.ensure()
+	clear(s.Views)
+	clear(s.Up)
+	clear(s.Paused)
+	clear(s.Cut)
+	clear(s.Net)
+	clear(s.Clocks)
 }
 
 func cloneMap[K comparable, V any](m map[K]V) map[K]V {
@@ -71,24 +81,35 @@ func cloneMap[K comparable, V any](m map[K]V) map[K]V {
 	return maps.Clone(m)
 }
 
-// Degraded reports whether id has loss or delay in force.
-func (s State) Degraded(id election.NodeID) bool {
-	_, delayed := s.Delay[id]
-	return s.Loss[id] > 0 || delayed
+// NetOf is the per-node network fault of kind op on node id: its Params,
+// and whether it is in force.
+func (s State) NetOf(op Op, id election.NodeID) (Params, bool) {
+	p, ok := s.Net[NetKey{op, id}]
+	return p, ok
 }
 
-// NetworkFaulted reports whether anything is cut, lost or delayed: what a
-// heal would undo.
-func (s State) NetworkFaulted() bool {
-	return len(s.Cut) > 0 || len(s.Loss) > 0 || len(s.Delay) > 0
+// Degraded reports whether id has a per-node network fault in force
+// (loss, delay, …).
+func (s State) Degraded(id election.NodeID) bool {
+	for k := range s.Net {
+		if k.Node == id {
+			return true
+		}
+	}
+	return false
 }
+
+// NetworkFaulted reports whether any network fault is in force: what a
+// heal would undo.
+func (s State) NetworkFaulted() bool { return len(s.Cut) > 0 || len(s.Net) > 0 }
 
 // InForce lists the faults that, applied in order through Apply to a
 // world in which every member runs and nothing is in force, give s's
 // fault part: a kill for each member that is down, a pause for each
-// paused one, the cut links, then each node's loss, delay and clock. A
-// history that begins on a running cluster (attach) records them first,
-// so that its replay starts from the world as found.
+// paused one, the cut links, then each per-node network fault (in the
+// kinds' order, then the members') and each clock. A history that begins
+// on a running cluster (attach) records them first, so that its replay
+// starts from the world as found.
 func (s State) InForce(members []election.NodeID) []Fault {
 	var out []Fault
 	var down, paused []election.NodeID
@@ -117,23 +138,21 @@ func (s State) InForce(members []election.NodeID) []Fault {
 	if len(links) > 0 {
 		out = append(out, Fault{Op: Partition, Links: links})
 	}
-	for _, m := range members {
-		if l := s.Loss[m]; l > 0 {
-			out = append(out, Fault{Op: Loss, Nodes: []election.NodeID{m}, Loss: l})
-		}
-	}
-	for _, m := range members {
-		if d, ok := s.Delay[m]; ok {
-			out = append(out, Fault{Op: Delay, Nodes: []election.NodeID{m}, Delay: d.Delay, Jitter: d.Jitter})
+	for _, k := range kindList {
+		for _, m := range members {
+			if p, ok := s.NetOf(k.Op, m); ok && k.net {
+				out = append(out, Fault{Op: k.Op, Nodes: []election.NodeID{m}, Params: p})
+			}
 		}
 	}
 	for _, m := range members {
 		if c, ok := s.Clocks[m]; ok {
-			f := Fault{Op: Clock, Nodes: []election.NodeID{m}, Jump: c.Jumped}
+			var rate float64 // 0: unchanged
 			if c.Rate != 1 {
-				f.Rate = c.Rate
+				rate = c.Rate
 			}
-			out = append(out, f)
+			p := ParamsOf(ClockRate.Of(rate), ClockJump.OfDur(c.Jumped))
+			out = append(out, Fault{Op: Clock, Nodes: []election.NodeID{m}, Params: p})
 		}
 	}
 	return out
@@ -175,11 +194,8 @@ func (s *State) ensure() {
 	if s.Cut == nil {
 		s.Cut = map[[2]election.NodeID]bool{}
 	}
-	if s.Loss == nil {
-		s.Loss = map[election.NodeID]float64{}
-	}
-	if s.Delay == nil {
-		s.Delay = map[election.NodeID]Latency{}
+	if s.Net == nil {
+		s.Net = map[NetKey]Params{}
 	}
 	if s.Clocks == nil {
 		s.Clocks = map[election.NodeID]Skew{}

@@ -25,11 +25,11 @@ func TestInForceReplaysToTheWorldAsFound(t *testing.T) {
 		{Op: Kill, Nodes: []election.NodeID{5}},
 		{Op: Pause, Nodes: []election.NodeID{4}},
 		{Op: Partition, Links: [][2]election.NodeID{{1, 3}, {3, 2}}},
-		{Op: Loss, Nodes: []election.NodeID{1}, Loss: 0.3},
-		{Op: Delay, Nodes: []election.NodeID{2}, Delay: 20 * time.Millisecond, Jitter: 5 * time.Millisecond},
-		{Op: Clock, Nodes: []election.NodeID{2}, Rate: 0.5},
-		{Op: Clock, Nodes: []election.NodeID{2}, Jump: 300 * time.Millisecond},
-		{Op: Clock, Nodes: []election.NodeID{3}, Jump: -time.Second},
+		{Op: Loss, Nodes: []election.NodeID{1}, Params: ParamsOf(LossPercent.Of(0.3))},
+		{Op: Delay, Nodes: []election.NodeID{2}, Params: ParamsOf(DelayMS.OfDur(20*time.Millisecond), DelayJitter.OfDur(5*time.Millisecond))},
+		{Op: Clock, Nodes: []election.NodeID{2}, Params: ParamsOf(ClockRate.Of(0.5))},
+		{Op: Clock, Nodes: []election.NodeID{2}, Params: ParamsOf(ClockJump.OfDur(300 * time.Millisecond))},
+		{Op: Clock, Nodes: []election.NodeID{3}, Params: ParamsOf(ClockJump.OfDur(-time.Second))},
 	} {
 		found.Apply(f, members)
 	}
@@ -38,7 +38,7 @@ func TestInForceReplaysToTheWorldAsFound(t *testing.T) {
 		replayed.Apply(f, members)
 	}
 	if !maps.Equal(replayed.Up, found.Up) || !maps.Equal(replayed.Paused, found.Paused) || !maps.Equal(replayed.Cut, found.Cut) ||
-		!maps.Equal(replayed.Loss, found.Loss) || !maps.Equal(replayed.Delay, found.Delay) || !maps.Equal(replayed.Clocks, found.Clocks) {
+		!maps.EqualFunc(replayed.Net, found.Net, Params.Equal) || !maps.Equal(replayed.Clocks, found.Clocks) {
 		t.Fatalf("replaying %+v gives\n%+v\nwant\n%+v", found.InForce(members), replayed, found)
 	}
 	if got := allUp().InForce(members); len(got) != 0 {

@@ -107,12 +107,12 @@ type snapshot struct {
 }
 
 // netFaults is the part of the world model a snapshot shares with the
-// snapshots before it until a fault changes it: cut links, loss, delay
-// and clocks, as chaos.State.Apply left them. Never written once taken.
+// snapshots before it until a fault changes it: cut links, per-node
+// network faults and clocks, as chaos.State.Apply left them. Never written
+// once taken.
 type netFaults struct {
 	cut    map[[2]election.NodeID]bool
-	loss   map[election.NodeID]float64
-	delay  map[election.NodeID]chaos.Latency
+	net    map[chaos.NetKey]chaos.Params
 	clocks map[election.NodeID]chaos.Skew
 }
 
@@ -123,14 +123,14 @@ var noNetFaults netFaults
 // frozenFrom is w's network and clock part, when it differs from prev
 // (else prev itself, shared).
 func frozenFrom(w chaos.State, prev *netFaults) *netFaults {
-	if len(w.Cut) == 0 && len(w.Loss) == 0 && len(w.Delay) == 0 && len(w.Clocks) == 0 {
+	if len(w.Cut) == 0 && len(w.Net) == 0 && len(w.Clocks) == 0 {
 		return &noNetFaults // most snapshots: nothing to copy
 	}
-	if prev != nil && maps.Equal(w.Cut, prev.cut) && maps.Equal(w.Loss, prev.loss) &&
-		maps.Equal(w.Delay, prev.delay) && maps.Equal(w.Clocks, prev.clocks) {
+	if prev != nil && maps.Equal(w.Cut, prev.cut) && maps.EqualFunc(w.Net, prev.net, chaos.Params.Equal) &&
+		maps.Equal(w.Clocks, prev.clocks) {
 		return prev
 	}
-	return &netFaults{cut: maps.Clone(w.Cut), loss: maps.Clone(w.Loss), delay: maps.Clone(w.Delay), clocks: maps.Clone(w.Clocks)}
+	return &netFaults{cut: maps.Clone(w.Cut), net: maps.Clone(w.Net), clocks: maps.Clone(w.Clocks)}
 }
 
 // memberState is one member's part of a snapshot: 24 bytes, its view's
@@ -178,16 +178,15 @@ func (m memberState) status() Status {
 }
 
 // state builds snapshot i's cluster state. Its maps are the caller's,
-// except Cut, Loss, Delay and Clocks, which it must not modify.
+// except Cut, Net and Clocks, which it must not modify.
 func (t *Timeline) state(i int) chaos.State {
 	var s chaos.State
 	t.fill(i, &s)
 	return s
 }
 
-// fill makes s snapshot i's cluster state, reusing s's maps (Cut, Loss,
-// Delay and Clocks aside, which are the snapshot's own and must not be
-// modified). A checker that
+// fill makes s snapshot i's cluster state, reusing s's maps (Cut, Net and
+// Clocks aside, which are the snapshot's own and must not be modified). A checker that
 // looks at one instant after another and keeps nothing of what it saw
 // (liveness searching for a settled one) refills one state rather than
 // building maps for each.
@@ -203,7 +202,7 @@ func (t *Timeline) fill(i int, s *chaos.State) {
 		clear(s.Paused)
 	}
 	net := t.snaps[i].net
-	s.Cut, s.Loss, s.Delay, s.Clocks = net.cut, net.loss, net.delay, net.clocks
+	s.Cut, s.Net, s.Clocks = net.cut, net.net, net.clocks
 	for j, m := range t.slots[i*n : (i+1)*n] {
 		id := t.Members[j]
 		s.Up[id] = m.up
@@ -443,7 +442,7 @@ func replayFault(world *chaos.State, f chaos.Fault, members []election.NodeID) b
 		}
 	}
 	world.Apply(f, members)
-	return k.Family != chaos.Lifecycle || (f.Op == chaos.Restart && len(world.Clocks) > 0)
+	return k.Family != chaos.FamilyProcess || (f.Op == chaos.Restart && len(world.Clocks) > 0)
 }
 
 // stateRecords counts the records that may change the replayed state:
@@ -756,7 +755,7 @@ func faultSpans(recs []history.Record, members []election.NodeID, end time.Time)
 			if len(f.Links) > 0 {
 				s.Links = f.Links
 			}
-			if f.Params != nil {
+			if !f.Params.IsZero() {
 				s.Params = f.Params
 			}
 			s.Phase, s.Note = f.Phase, f.Note
@@ -835,14 +834,30 @@ func faultLabel(s FaultSpan) string {
 		b = strconv.AppendInt(append(b, ' '), int64(l[0]), 10)
 		b = strconv.AppendInt(append(b, "→"...), int64(l[1]), 10)
 	}
-	if p := s.Params; p != nil && p.Loss > 0 {
-		b = append(append(b, ' '), fmt.Sprint(p.Loss)...)
-	}
-	if p := s.Params; p != nil && p.Delay > 0 {
-		b = append(append(b, ' '), time.Duration(p.Delay).String()...)
-	}
+	b = appendFirstParam(b, s.Op, s.Params)
 	if s.Failed {
 		b = append(b, " (failed)"...)
 	}
 	return string(b)
+}
+
+// appendFirstParam appends the first value of op's kind that the fault
+// gives (a loss's fraction, a delay's latency, a clock's rate): the one a
+// label has room for.
+func appendFirstParam(b []byte, op string, p chaos.Params) []byte {
+	if p.IsZero() {
+		return b
+	}
+	k, ok := chaos.KindOf(chaos.Op(op))
+	if !ok || len(k.Params) == 0 {
+		return b
+	}
+	v, ok := p.Get(k.Params[0].Field)
+	if !ok {
+		return b
+	}
+	if v.IsDur {
+		return append(append(b, ' '), v.Dur.String()...)
+	}
+	return append(append(b, ' '), fmt.Sprint(v.Num)...)
 }

@@ -42,10 +42,7 @@ func (s *suite) progress(name string, done int) {
 // arrangement is the ring order: a seeded shuffle of 1..N, so ring
 // algorithms do not meet only the sorted ring.
 func (s *suite) arrangement() []election.NodeID {
-	ids := make([]election.NodeID, s.opts.N)
-	for i := range ids {
-		ids[i] = election.NodeID(i + 1)
-	}
+	ids := election.FirstIDs(s.opts.N)
 	r := rand.New(rand.NewPCG(uint64(s.opts.Seed), 0))
 	r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 	return ids
@@ -180,10 +177,7 @@ func (s *suite) formula(c *caseRun) {
 		c.skipf("%s publishes no message-count formula", s.alg.Name)
 	}
 	n := s.opts.N
-	inc := make([]election.NodeID, n)
-	for i := range inc {
-		inc[i] = election.NodeID(i + 1)
-	}
+	inc := election.FirstIDs(n)
 	dec := slices.Clone(inc)
 	slices.Reverse(dec)
 	for _, ids := range [][]election.NodeID{inc, dec, s.arrangement()} {

@@ -36,6 +36,16 @@ func AppendIDs(b []byte, ids []NodeID) []byte {
 	return b
 }
 
+// FirstIDs is the membership of n nodes numbered 1 to n, in order: what a
+// cluster given by its size (--n, a scenario's nodes: n) runs.
+func FirstIDs(n int) []NodeID {
+	ids := make([]NodeID, max(n, 0))
+	for i := range ids {
+		ids[i] = NodeID(i + 1)
+	}
+	return ids
+}
+
 // None is the zero NodeID: no leader, no recipient.
 const None NodeID = 0
 

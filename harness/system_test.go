@@ -51,7 +51,7 @@ func TestSystemRunNamesTheServerAndMeasuresWhatItDoesNotClaim(t *testing.T) {
 
 func TestSystemFaultItCannotTakeIsRefusedBeforeAnythingStarts(t *testing.T) {
 	sc := mustParse(t, etcdCrash)
-	sc.Steps = append(sc.Steps, scenario.FaultStep(chaos.Spec{Op: chaos.Clock, Rate: 2}))
+	sc.Steps = append(sc.Steps, scenario.FaultStep(chaos.Spec{Op: chaos.Clock, Params: chaos.ParamsOf(chaos.ClockRate.Of(2))}))
 	b := newFake()
 	_, err := Run(context.Background(), sc, b, Options{Store: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "cannot take a clock fault") || !strings.Contains(err.Error(), "vDSO") {

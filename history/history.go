@@ -102,8 +102,9 @@ const (
 	FaultFail FaultPhase = "fail"
 )
 
-// Fault is a nemesis operation. Op names are those of package chaos:
-// kill, stop, restart, pause, resume, partition, heal, loss, delay.
+// Fault is a nemesis operation. Op is the name of one of package chaos's
+// fault kinds (chaos.Kinds lists them; history does not, so that a new kind
+// needs nothing here).
 type Fault struct {
 	Op    string     `json:"op"`
 	Phase FaultPhase `json:"phase"`
@@ -115,8 +116,10 @@ type Fault struct {
 	// as [from, to] pairs (a one-way cut has one direction only).
 	Groups [][]election.NodeID  `json:"groups,omitempty"`
 	Links  [][2]election.NodeID `json:"links,omitempty"`
-	Params *FaultParams         `json:"params,omitempty"`
-	Error  string               `json:"error,omitempty"`
+	// Params are the kind's values (loss, delay and jitter, rate and
+	// jump), keyed by the names the kind declares; see Params.
+	Params Params `json:"params,omitzero"`
+	Error  string `json:"error,omitempty"`
 	// Note, on an ok record, says what the fault left alone because it
 	// was already so ("no-op: node 3 is already down"); see chaos.Decide.
 	Note string `json:"note,omitempty"`
@@ -125,18 +128,6 @@ type Fault struct {
 // SimOrigin is the wall-clock origin of simulated histories: virtual time 0.
 // A fixed origin keeps a seed's history byte-identical across runs.
 var SimOrigin = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// FaultParams are the parameters of a loss or delay fault.
-type FaultParams struct {
-	// Loss is the probability (0..1) a packet is dropped.
-	Loss float64 `json:"loss,omitempty"`
-	// Delay and Jitter are the added latency.
-	Delay  Duration `json:"delay,omitempty"`
-	Jitter Duration `json:"jitter,omitempty"`
-	// Rate is a clock fault's rate (0: unchanged) and Jump its jump.
-	Rate float64  `json:"rate,omitempty"`
-	Jump Duration `json:"jump,omitempty"`
-}
 
 // Duration is a time.Duration written as people read it ("20ms").
 type Duration time.Duration

@@ -39,7 +39,7 @@ func sample() []history.Record {
 		{Time: at(6), Process: history.NemesisProcess, Kind: history.KindFault,
 			Fault: &history.Fault{Op: "partition", Phase: history.FaultOK, Target: "halves",
 				Nodes: []election.NodeID{1, 2, 3, 4, 5}, Links: [][2]election.NodeID{{1, 3}, {3, 1}},
-				Params: &history.FaultParams{Loss: 0.5, Delay: history.Duration(20 * time.Millisecond), Jitter: history.Duration(5 * time.Millisecond)}}},
+				Params: history.ParamsOf(history.Number("loss", 0.5), history.Dur("delay", 20*time.Millisecond), history.Dur("jitter", 5*time.Millisecond))}},
 		{Time: at(7), Process: history.NemesisProcess, Kind: history.KindFault,
 			Fault: &history.Fault{Op: "pause", Phase: history.FaultFail, Target: "leader", Error: "no leader"}},
 		{Time: at(8), Process: "harness", Kind: history.KindMark, Note: "step 3/8 kill leader"},
@@ -302,7 +302,7 @@ func TestAppendOfAnUnencodableRecordFailsWithoutPoisoningTheWriter(t *testing.T)
 	var buf bytes.Buffer
 	w := history.NewWriter(&buf)
 	bad := history.Record{Kind: history.KindFault, Process: history.NemesisProcess,
-		Fault: &history.Fault{Op: "loss", Params: &history.FaultParams{Loss: math.NaN()}}}
+		Fault: &history.Fault{Op: "loss", Params: history.ParamsOf(history.Number("loss", math.NaN()))}}
 	if err := w.Append(bad); err == nil {
 		t.Fatal("a record with a NaN loss encoded")
 	} else if !strings.Contains(err.Error(), "fault") {
@@ -480,5 +480,28 @@ func TestMemoryIsSafeForConcurrentUse(t *testing.T) {
 	}
 	if len(seen) != goroutines*each {
 		t.Fatalf("%d records kept, want %d", len(seen), goroutines*each)
+	}
+}
+
+// TestHistoryFromBeforeParamsWereOneValueStillReads: a fault record as
+// histories have always written it (params as the fields of loss, delay
+// and clock, a duration also as nanoseconds) reads into the same values.
+func TestHistoryFromBeforeParamsWereOneValueStillReads(t *testing.T) {
+	line := `{"time":"2000-01-01T00:00:01Z","process":"nemesis","kind":"fault","fault":{"op":"delay","phase":"ok","nodes":[3],"params":{"delay":"20ms","jitter":5000000}}}` + "\n" +
+		`{"time":"2000-01-01T00:00:02Z","process":"nemesis","kind":"fault","fault":{"op":"loss","phase":"ok","nodes":[2],"params":{"loss":0.3}}}` + "\n"
+	recs, err := history.Read(strings.NewReader(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, l := recs[0].Fault.Params, recs[1].Fault.Params
+	if d.Duration("delay") != 20*time.Millisecond || d.Duration("jitter") != 5*time.Millisecond || l.Num("loss") != 0.3 {
+		t.Fatalf("read delay %v, loss %v", d, l)
+	}
+	var buf bytes.Buffer
+	if err := history.NewWriter(&buf).Append(recs[1]); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"params":{"loss":0.3}`) {
+		t.Errorf("written back as %s", buf.String())
 	}
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // The control channel: the harness (the control account, docs/trust.md)
-// changes a running node's clock or its drop set by a request on the
+// changes a running node's clock, its drop set or its hold set by a request on the
 // node's control subject, and the node answers once the change is in
 // effect. A request is a small versioned JSON object:
 //
@@ -25,6 +25,7 @@ import (
 //	{"v":1,"clock":{"jump_ms":-250}}
 //	{"v":1,"drop_from":[1,2]}
 //	{"v":1,"clock":{"rate":2},"drop_from":[]}
+//	{"v":1,"hold_from":[2]}
 //
 // and the answer
 //
@@ -48,6 +49,13 @@ type Control struct {
 	// end of a one-way cut). An empty set drops nothing. Setting the
 	// same set twice changes nothing.
 	DropFrom *[]election.NodeID `json:"drop_from,omitempty"`
+	// HoldFrom, when set, replaces the node's whole hold set: election
+	// messages from these senders are held on arrival, in order, and
+	// delivered — through the normal receive path, recorded as received
+	// then — as soon as the set no longer names their sender (the
+	// receiving end of a jam, chaos.Jam). The node holds at most
+	// MaxHeld messages; past that it counts and drops the overflow.
+	HoldFrom *[]election.NodeID `json:"hold_from,omitempty"`
 }
 
 // ClockChange is a rate (from clock.MinRate to clock.MaxRate; 1 is real
@@ -73,6 +81,12 @@ func DropFrom(ids ...election.NodeID) Control {
 	return Control{DropFrom: &set}
 }
 
+// HoldFrom is a control that replaces the hold set with ids.
+func HoldFrom(ids ...election.NodeID) Control {
+	set := append([]election.NodeID{}, ids...)
+	return Control{HoldFrom: &set}
+}
+
 // String is the control in words, for errors and logs.
 func (c Control) String() string {
 	b, _ := json.Marshal(c)
@@ -92,11 +106,14 @@ type ControlReply struct {
 	Node election.NodeID `json:"node"`
 	// Error says why the request was refused (OK false).
 	Error string `json:"error,omitempty"`
-	// The node's clock and drop set after the change.
+	// The node's clock, drop set and hold set after the change, and how
+	// many messages it holds.
 	Rate      float64           `json:"rate,omitempty"`
 	ReadingMS float64           `json:"reading_ms,omitempty"`
 	TrueMS    float64           `json:"true_ms,omitempty"`
 	DropFrom  []election.NodeID `json:"drop_from,omitempty"`
+	HoldFrom  []election.NodeID `json:"hold_from,omitempty"`
+	Held      int               `json:"held,omitempty"`
 }
 
 // EncodeControl is the request for c; it refuses what a node would refuse
@@ -137,13 +154,19 @@ func DecodeControl(data []byte, self election.NodeID, members []election.NodeID)
 	if err := c.check(); err != nil {
 		return Control{}, err
 	}
-	if c.DropFrom != nil {
-		for _, id := range *c.DropFrom {
+	for _, set := range []struct {
+		key string
+		ids *[]election.NodeID
+	}{{"drop_from", c.DropFrom}, {"hold_from", c.HoldFrom}} {
+		if set.ids == nil {
+			continue
+		}
+		for _, id := range *set.ids {
 			if id == self {
-				return Control{}, &wire.Error{Reason: wire.BadField, Detail: fmt.Sprintf("drop_from names node %d itself", id)}
+				return Control{}, &wire.Error{Reason: wire.BadField, Detail: fmt.Sprintf("%s names node %d itself", set.key, id)}
 			}
 			if !slices.Contains(members, id) {
-				return Control{}, &wire.Error{Reason: wire.BadField, Detail: fmt.Sprintf("drop_from: %d is not a member of %v", id, members)}
+				return Control{}, &wire.Error{Reason: wire.BadField, Detail: fmt.Sprintf("%s: %d is not a member of %v", set.key, id, members)}
 			}
 		}
 	}
@@ -155,8 +178,8 @@ func (c Control) check() error {
 	bad := func(format string, a ...any) error {
 		return &wire.Error{Reason: wire.BadField, Detail: fmt.Sprintf(format, a...)}
 	}
-	if c.Clock == nil && c.DropFrom == nil {
-		return bad(`control request changes nothing: want "clock" and/or "drop_from"`)
+	if c.Clock == nil && c.DropFrom == nil && c.HoldFrom == nil {
+		return bad(`control request changes nothing: want "clock", "drop_from" and/or "hold_from"`)
 	}
 	if cc := c.Clock; cc != nil {
 		switch {
@@ -172,14 +195,20 @@ func (c Control) check() error {
 			}
 		}
 	}
-	if c.DropFrom != nil {
+	for _, set := range []struct {
+		key string
+		ids *[]election.NodeID
+	}{{"drop_from", c.DropFrom}, {"hold_from", c.HoldFrom}} {
+		if set.ids == nil {
+			continue
+		}
 		seen := map[election.NodeID]bool{}
-		for _, id := range *c.DropFrom {
+		for _, id := range *set.ids {
 			if id <= 0 {
-				return bad("drop_from: %d is not a node ID", id)
+				return bad("%s: %d is not a node ID", set.key, id)
 			}
 			if seen[id] {
-				return bad("drop_from names %d twice", id)
+				return bad("%s names %d twice", set.key, id)
 			}
 			seen[id] = true
 		}

@@ -87,6 +87,9 @@ type Node struct {
 	// dropFrom is the receiving end of one-way cuts: election messages
 	// from these senders are dropped on arrival (reason "cut").
 	dropFrom map[election.NodeID]bool
+	// hold is the receiving end of jams (hold.go): election messages from
+	// the senders it names are held on arrival until it no longer does.
+	hold holdSet
 	// elapsed and afterFunc are true time and real timers; tests replace
 	// them to drive the clock without waiting.
 	elapsed   func() time.Duration
@@ -495,6 +498,16 @@ func (n *Node) receive(data []byte) {
 		n.dropCut(m)
 		return
 	}
+	if n.hold.from[m.From] {
+		n.holdMessage(m)
+		return
+	}
+	n.deliver(m)
+}
+
+// deliver hands m, a message accepted from the inbox (or released from the
+// hold set), to the machine, recorded as received now.
+func (n *Node) deliver(m election.Message) {
 	delete(n.down, m.From)
 	n.mu.Lock()
 	n.stats.Received++

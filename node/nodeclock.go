@@ -121,6 +121,12 @@ func (n *Node) control(data []byte, reply string) {
 	}
 	n.showFaults()
 	r := ControlReply{OK: true, Rate: n.clk.Rate(), ReadingMS: millis(n.clk.Read(now)), TrueMS: millis(now), DropFrom: n.dropSet()}
+	if c.HoldFrom != nil {
+		// Answered after the release: what the set no longer names has
+		// been delivered by then.
+		n.setHold(*c.HoldFrom)
+	}
+	r.HoldFrom, r.Held = n.holdList(), len(n.hold.queue)
 	n.answer(reply, r)
 }
 

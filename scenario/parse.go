@@ -416,9 +416,7 @@ func (p *parser) cluster(n *yaml.Node) Cluster {
 			c.IDs = ids
 		}
 	} else if nodes > 0 {
-		for i := 1; i <= nodes; i++ {
-			c.IDs = append(c.IDs, election.NodeID(i))
-		}
+		c.IDs = election.FirstIDs(nodes)
 	} else if _, ok := f["nodes"]; !ok {
 		p.errf(n, "cluster.nodes", "missing; give nodes: N (IDs 1..N) or ids: [...] in ring order")
 	}

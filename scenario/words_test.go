@@ -50,7 +50,7 @@ func TestWordsMeanWhatTheScenarioMeans(t *testing.T) {
 		}
 	}
 	st, _ := ParseWords(strings.Fields("delay 50 --jitter 10ms"), five)
-	if st.Fault.Op != chaos.Delay || st.Fault.Delay != 50*time.Millisecond || st.Fault.Jitter != 10*time.Millisecond {
+	if st.Fault.Op != chaos.Delay || chaos.DelayMS.Dur(st.Fault.Params) != 50*time.Millisecond || chaos.DelayJitter.Dur(st.Fault.Params) != 10*time.Millisecond {
 		t.Errorf("delay 50 --jitter 10ms = %+v", st.Fault)
 	}
 }

@@ -75,13 +75,13 @@ func (s *Sim) sameSetup(q election.QuorumMode, opts election.Options) bool {
 	return err == nil && q == s.opts.Quorum && maps.Equal(opts, s.opts.Options)
 }
 
-// Restart plays a new run on this backend: the cluster spec describes, booted
+// NewRun plays a new run on this backend: the cluster spec describes, booted
 // at virtual time 0 with a fresh history in sink, exactly as Start would
 // give a new Backend. When spec has the shape of the cluster already built
 // (algorithm, members, quorum, timing) the simulator is Reset rather than
 // built anew, keeping its memory: how the explorer runs thousands of
 // schedules on one simulator per worker.
-func (b *Backend) Restart(ctx context.Context, spec chaos.ClusterSpec, sink history.Sink) error {
+func (b *Backend) NewRun(ctx context.Context, spec chaos.ClusterSpec, sink history.Sink) error {
 	if s := b.sim; s != nil && s.alg.Name == spec.Algorithm && slices.Equal(s.opts.Members, spec.Members) &&
 		s.sameSetup(spec.Quorum, spec.Options) && s.opts.Timing == spec.Timing &&
 		s.opts.Delay == b.delay() && s.opts.Loss == b.Loss && s.opts.OmitMessages == b.OmitMessages {

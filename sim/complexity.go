@@ -23,10 +23,7 @@ func Arrange(kind string, n int, seed int64) ([]election.NodeID, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("--n %d: need at least one node", n)
 	}
-	ids := make([]election.NodeID, n)
-	for i := range ids {
-		ids[i] = election.NodeID(i + 1)
-	}
+	ids := election.FirstIDs(n)
 	switch kind {
 	case "best":
 	case "worst":

@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/clock"
@@ -10,49 +12,68 @@ import (
 	"github.com/ringleader-dev/ringleader/history"
 )
 
-// Apply injects a fault now and records it as every backend does: an
-// invoke record, then ok (with chaos.Decide's note for what was already so)
-// or fail with the error. The fault's edges (killing a node that is down,
-// healing nothing) have the outcomes chaos.Decide gives every backend.
-// target is the scenario's text for the record ("leader", "3"); empty means
-// the resolved node list.
+// Apply injects a fault now and records it as every backend does
+// (chaos.Carry): an invoke record, then ok (with chaos.Decide's note for
+// what was already so) or fail with the error. The simulator's part is
+// what it cannot do (world.Refuse) and its reconcile hook
+// (world.Reconcile). target is the scenario's text for the record
+// ("leader", "3"); empty means the resolved node list.
 func (s *Sim) Apply(f chaos.Fault, target string) error {
 	if target == "" {
 		target = idsString(f.Nodes)
 	}
-	s.emitFault(f, target, history.FaultInvoke, "", nil)
-	out, err := s.decide(f)
-	if err == nil {
-		err = s.carryOut(out.Fault)
+	return chaos.Carry(context.Background(), (*world)(s), f, target)
+}
+
+// world is the simulator as chaos.Carry sees it.
+type world Sim
+
+func (w *world) Name() string   { return "sim" }
+func (w *world) Now() time.Time { return (*Sim)(w).Time() }
+
+func (w *world) Record(r history.Record) {
+	if w.sink != nil {
+		(*Sim)(w).emit(r)
 	}
-	if err != nil {
-		err = fmt.Errorf("sim: %s %s: %w", f.Op, target, err)
-		s.emitFault(f, target, history.FaultFail, "", err)
-		return err
+}
+
+// Refuse: a fault-free cluster takes no fault, and a node cannot be
+// touched before it exists (the network may be shaped before the nodes
+// boot).
+func (w *world) Refuse(f chaos.Fault) error {
+	if w.opts.FaultFree {
+		return fmt.Errorf("the cluster runs fault-free (Options.FaultFree): its machines detect no failures")
 	}
-	s.emitFault(f, target, history.FaultOK, out.Note, nil)
+	if k, _ := chaos.KindOf(f.Op); k.Family == chaos.FamilyProcess && !w.started {
+		return fmt.Errorf("the cluster has not started (call Start first)")
+	}
 	return nil
 }
 
-func (s *Sim) emitFault(f chaos.Fault, target string, p history.FaultPhase, note string, err error) {
-	if s.sink != nil {
-		s.emit(f.Record(s.Time(), target, p, note, err))
-	}
+func (w *world) LockModel() (*chaos.State, []election.NodeID) { return &w.state, w.opts.Members }
+
+func (w *world) UnlockModel(_ chaos.Fault, applied bool) {
+	w.stateChanged = w.stateChanged || applied
 }
 
-func (s *Sim) decide(f chaos.Fault) (chaos.Outcome, error) {
-	if s.opts.FaultFree {
-		return chaos.Outcome{}, fmt.Errorf("the cluster runs fault-free (Options.FaultFree): its machines detect no failures")
+// Reconcile brings the simulator's physics to the world model, which f
+// has just changed: machines stopped or booted, timers held or released,
+// hints scheduled, the per-link tables refilled, clocks re-timed.
+func (w *world) Reconcile(_ context.Context, f chaos.Fault) error {
+	s := (*Sim)(w)
+	ns, err := s.lookup(f.Nodes)
+	if err != nil {
+		return err
 	}
-	switch f.Op {
-	case chaos.Kill, chaos.Stop, chaos.Restart, chaos.Pause, chaos.Resume:
-		// The network may be shaped before the nodes boot; the nodes
-		// themselves cannot be touched before they exist.
-		if !s.started {
-			return chaos.Outcome{}, fmt.Errorf("the cluster has not started (call Start first)")
+	for _, n := range ns {
+		if err := s.reconcileNode(n, f.Op); err != nil {
+			return err
 		}
 	}
-	return chaos.Decide(f, s.state, s.opts.Members)
+	if k, _ := chaos.KindOf(f.Op); k.Family == chaos.FamilyNetwork {
+		s.reconcileNetwork(f)
+	}
+	return nil
 }
 
 // Kill crashes the given nodes (SIGKILL).
@@ -92,7 +113,7 @@ func (s *Sim) Partition(groups ...[]election.NodeID) error {
 	return s.Apply(chaos.Fault{Op: chaos.Partition, Groups: groups}, "")
 }
 
-// Heal removes every cut and every per-node loss and delay.
+// Heal removes every cut and every per-node loss, delay and jam.
 func (s *Sim) Heal() error { return s.Apply(chaos.Fault{Op: chaos.Heal}, "all") }
 
 func (s *Sim) lookup(ids []election.NodeID) ([]*node, error) {
@@ -105,42 +126,6 @@ func (s *Sim) lookup(ids []election.NodeID) ([]*node, error) {
 		out = append(out, s.nodes[i])
 	}
 	return out, nil
-}
-
-// carryOut applies a fault chaos.Decide has checked: first to the world
-// model (chaos.State.Apply, the one place a fault's effect is written),
-// then to the simulator's physics, reconciled from the model: machines
-// stopped or booted, timers held or released, hints scheduled, the fast
-// per-link tables refilled, clocks re-timed.
-func (s *Sim) carryOut(f chaos.Fault) error {
-	ns, err := s.lookup(f.Nodes)
-	if err != nil {
-		return err
-	}
-	if _, ok := chaos.KindOf(f.Op); !ok {
-		return chaos.Unsupported(f.Op, "sim")
-	}
-	// Hints are about links that had no cut before this fault.
-	var newlyCut [][2]election.NodeID
-	if f.Op == chaos.Partition {
-		newlyCut = s.newlyCutPairs(f.Links) // Decide gave the partition as its links
-	}
-	cutBefore := len(s.state.Cut)
-	s.state.Apply(f, s.opts.Members)
-	s.stateChanged = true
-	for _, n := range ns {
-		if err := s.reconcileNode(n, f.Op); err != nil {
-			return err
-		}
-	}
-	if k, _ := chaos.KindOf(f.Op); k.Family == chaos.Network {
-		if len(s.state.Cut) < cutBefore {
-			s.heals++ // hints about cuts now lifted are void
-		}
-		s.reconcileNetwork()
-		s.hintCut(newlyCut)
-	}
-	return nil
 }
 
 // reconcileNode brings n's process, pause and clock to what the world
@@ -174,26 +159,91 @@ func (s *Sim) reconcileNode(n *node, op chaos.Op) error {
 	return nil
 }
 
-// reconcileNetwork refills the per-link cut table and the nodes' loss and
-// delay from the world model.
-func (s *Sim) reconcileNetwork() {
-	clear(s.cutDense)
-	if s.cutDense != nil {
-		for l := range s.state.Cut {
-			a, okA := s.lookupIndex(l[0])
-			b, okB := s.lookupIndex(l[1])
-			if okA && okB {
-				s.cutDense[int(a)*len(s.nodes)+int(b)] = true
-			}
+// reconcileNetwork refills the per-link cut tables and the nodes' loss
+// and delay from the world model, after f changed it: links newly cut
+// both ways get their routes' hints, and hints about cuts now lifted are
+// void.
+func (s *Sim) reconcileNetwork(f chaos.Fault) {
+	var newlyCut [][2]election.NodeID
+	if f.Op == chaos.Partition {
+		newlyCut = s.newlyCutPairs(f.Links) // Decide gave the partition as its links
+	}
+	lifted := false
+	for l := range s.cuts {
+		if !s.state.Cut[l] {
+			lifted = true
+			delete(s.cuts, l)
 		}
 	}
-	for _, n := range s.nodes {
-		d := s.state.Delay[n.id]
-		n.loss, n.delay, n.jitter = s.state.Loss[n.id], d.Delay, d.Jitter
+	if lifted {
+		s.heals++
 	}
-	s.perNode = s.perNode || len(s.state.Loss) > 0 || len(s.state.Delay) > 0
+	clear(s.cutDense)
+	for l := range s.state.Cut {
+		s.cuts[l] = true
+		if s.cutDense == nil {
+			continue
+		}
+		a, okA := s.lookupIndex(l[0])
+		b, okB := s.lookupIndex(l[1])
+		if okA && okB {
+			s.cutDense[int(a)*len(s.nodes)+int(b)] = true
+		}
+	}
+	s.hintCut(newlyCut)
+	delayed, jamming := false, false
+	for _, n := range s.nodes {
+		loss, _ := s.state.NetOf(chaos.Loss, n.id)
+		d, ok := s.state.NetOf(chaos.Delay, n.id)
+		n.loss = chaos.LossPercent.Num(loss)
+		n.delay, n.jitter = chaos.DelayMS.Dur(d), chaos.DelayJitter.Dur(d)
+		delayed = delayed || ok
+		_, n.jammed = s.state.NetOf(chaos.Jam, n.id)
+		jamming = jamming || n.jammed
+	}
+	if s.jamming {
+		for _, n := range s.nodes {
+			s.releaseJam(n)
+			jamming = jamming || len(n.jam) > 0
+		}
+	}
+	s.jamming = jamming
+	s.perNode = s.perNode || len(s.state.Net) > 0
 	// Delays that differ can reorder a link: keep it FIFO from now on.
-	s.trackFIFO = s.trackFIFO || len(s.state.Delay) > 0
+	s.trackFIFO = s.trackFIFO || delayed
+}
+
+// holdJammed holds e, a message arriving at n on a jammed link, until the
+// link is no longer jammed: the receiver holds it, as a node's runtime
+// does in containers (chaos.Jam). Past chaos.JamHeld held messages it is
+// lost instead.
+func (s *Sim) holdJammed(n *node, e *event) {
+	if len(n.jam) >= chaos.JamHeld {
+		s.counts.Lost++
+		return
+	}
+	e.arrived = true // on the wire no more: in n's hands
+	n.jam = append(n.jam, *e)
+}
+
+// releaseJam delivers what n holds on links no longer jammed, now, in the
+// order it arrived: a burst at the heal, each recorded as received when it
+// is delivered (a paused n holds them on, as anything arriving then).
+func (s *Sim) releaseJam(n *node) {
+	if len(n.jam) == 0 {
+		return
+	}
+	kept := n.jam[:0]
+	for _, e := range n.jam {
+		if n.jammed || s.nodes[e.from].jammed {
+			kept = append(kept, e)
+			continue
+		}
+		e.at = s.now
+		s.schedule(e)
+	}
+	clear(n.jam[len(kept):])
+	n.jam = kept
 }
 
 // reconcileClock brings n's clock to the world model's skew: a rate
@@ -251,6 +301,9 @@ func (s *Sim) down(n *node) {
 	s.release(n)
 	n.timers = nil
 	n.held = emptied(n.held)
+	// What a jam held for it went with the process.
+	s.counts.Lost += len(n.jam)
+	n.jam = emptied(n.jam)
 }
 
 // Up reports whether id runs (paused or not).

@@ -132,19 +132,17 @@ func (s *Sim) hintCut(pairs [][2]election.NodeID) {
 	}
 }
 
-// newlyCutPairs lists the unordered pairs that links leaves cut in both
-// directions and that were not before.
+// newlyCutPairs lists the unordered pairs of links that the world model
+// has cut in both directions and the physics (s.cuts, the cuts before
+// this fault) had not, in the order of links (hints draw from the
+// network's random stream in that order).
 func (s *Sim) newlyCutPairs(links [][2]election.NodeID) [][2]election.NodeID {
 	var out [][2]election.NodeID
-	// A fault cuts a handful of links, and scanning links and out then
-	// costs less than the sets they stand for; past a few dozen, sets.
-	adding, seen := linkSet{list: links}, linkSet{}
+	// A fault cuts a handful of links, and scanning out then costs less
+	// than the set it stands for; past a few dozen, a set.
+	seen := linkSet{}
 	if len(links) > 32 {
-		adding, seen = newLinkMap(links), newLinkMap(nil)
-	}
-	cut := func(a, b election.NodeID) bool {
-		l := [2]election.NodeID{a, b}
-		return s.state.Cut[l] || adding.has(l)
+		seen = newLinkMap(nil)
 	}
 	for _, l := range links {
 		p := l
@@ -152,7 +150,7 @@ func (s *Sim) newlyCutPairs(links [][2]election.NodeID) [][2]election.NodeID {
 			p[0], p[1] = p[1], p[0]
 		}
 		rev := [2]election.NodeID{p[1], p[0]}
-		if (s.state.Cut[p] && s.state.Cut[rev]) || !cut(p[0], p[1]) || !cut(p[1], p[0]) || seen.has(p) {
+		if (s.cuts[p] && s.cuts[rev]) || !s.state.Cut[p] || !s.state.Cut[rev] || seen.has(p) {
 			continue
 		}
 		seen.add(p)

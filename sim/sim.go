@@ -99,6 +99,12 @@ type node struct {
 	// Per-node network faults (chaos Loss and Delay).
 	loss          float64
 	delay, jitter time.Duration
+	// jammed: a jam is in force on this node (chaos.Jam): what it sends
+	// and what is sent to it is held where it arrives. jam is what this
+	// node holds as receiver, in arrival order, until its link is no
+	// longer jammed (faults.go, releaseJam).
+	jammed bool
+	jam    []event
 	// clk is the node's clock when a clock fault skewed it (skewed);
 	// jumped is the sum of the jumps it took, to follow the world model.
 	clk    clock.Clock
@@ -210,8 +216,11 @@ type Sim struct {
 	// linkLastDense is linkLast for small clusters (the explorer's), by
 	// from·n+to: a slice index rather than a map write per message.
 	linkLastDense []time.Duration
-	// cutDense mirrors state.Cut for the same small clusters, by
-	// from·n+to: a message's cut check without hashing a pair.
+	// cuts are the links the physics has cut: state.Cut as of the last
+	// reconcile, so that the next one sees what a fault changed.
+	cuts map[[2]election.NodeID]bool
+	// cutDense mirrors cuts for the same small clusters, by from·n+to: a
+	// message's cut check without hashing a pair.
 	cutDense  []bool
 	trackFIFO bool
 
@@ -223,7 +232,9 @@ type Sim struct {
 
 	// perNode: some node has had a loss or delay fault (Node.loss,
 	// delay, jitter may be set).
-	perNode      bool
+	perNode bool
+	// jamming: some node is jammed or holds jammed messages.
+	jamming      bool
 	started      bool
 	heals        uint64 // heals so far: a cut's hint is void after one
 	state        chaos.State
@@ -266,6 +277,7 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 		index:     make(map[election.NodeID]int32, len(opts.Members)),
 		netSrc:    rand.NewPCG(uint64(opts.Seed), netStream),
 		linkLast:  map[uint64]time.Duration{},
+		cuts:      map[[2]election.NodeID]bool{},
 		state:     chaos.NewState(),
 		counts:    Counts{},
 		trackFIFO: opts.Delay.Kind != DistConstant,
@@ -334,15 +346,10 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	clear(s.linkLast)
 	clear(s.linkLastDense)
 	s.trackFIFO = s.opts.Delay.Kind != DistConstant
-	s.perNode, s.started, s.heals = false, false, 0
-	clear(s.state.Views)
-	clear(s.state.Up)
-	clear(s.state.Paused)
-	clear(s.state.Cut)
+	s.perNode, s.jamming, s.started, s.heals = false, false, false, 0
+	s.state.Clear()
+	clear(s.cuts)
 	clear(s.cutDense)
-	clear(s.state.Loss)
-	clear(s.state.Delay)
-	clear(s.state.Clocks)
 	s.stateChanged = false
 	s.counts = Counts{}
 	s.overCap = false
@@ -581,6 +588,10 @@ func (s *Sim) process(e *event) {
 		}
 		if !e.arrived && s.isCut(e.from, e.node) {
 			s.counts.Lost++
+			return
+		}
+		if s.jamming && !e.arrived && (n.jammed || s.nodes[e.from].jammed) {
+			s.holdJammed(n, e)
 			return
 		}
 		if n.paused {
@@ -879,15 +890,18 @@ func (s *Sim) isCut(fi, ti int32) bool {
 	return s.state.Cut[[2]election.NodeID{s.nodes[fi].id, s.nodes[ti].id}]
 }
 
+// extraDelay is what a delay fault on n adds to one message: uniform in
+// [delay − jitter, delay + jitter], never below zero — the meaning the
+// container backend's delay reader gives it too (chaos.DelayJitter).
 func (s *Sim) extraDelay(n *node) time.Duration {
 	if n.delay == 0 && n.jitter == 0 {
 		return 0
 	}
 	d := n.delay
 	if n.jitter > 0 {
-		d += time.Duration(s.net.Int64N(int64(n.jitter) + 1))
+		d += time.Duration(s.net.Int64N(2*int64(n.jitter)+1)) - n.jitter
 	}
-	return d
+	return max(d, 0)
 }
 
 func (s *Sim) nodeRecord(n *node, kind history.Kind) history.Record {

@@ -145,7 +145,7 @@ func TestResetSimulatorRunsAsANewOne(t *testing.T) {
 	// one, a degraded one, timers and messages still queued.
 	play := func(s *Sim) {
 		faultStory(t, s, func() {
-			s.Apply(chaos.Fault{Op: chaos.Delay, Nodes: ids(3), Delay: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}, "")
+			s.Apply(chaos.Fault{Op: chaos.Delay, Nodes: ids(3), Params: chaos.ParamsOf(chaos.DelayMS.OfDur(20*time.Millisecond), chaos.DelayJitter.OfDur(5*time.Millisecond))}, "")
 		})
 	}
 	opts := Options{Algorithm: "test-maxid", Seed: 7, Delay: Uniform(500*time.Microsecond, 5*time.Millisecond), Loss: 0.05}
@@ -557,7 +557,7 @@ func TestStartTwiceDoesNotReviveTheDead(t *testing.T) {
 func TestDelayFaultSlowsOnlyTheNamedNode(t *testing.T) {
 	var mem history.Memory
 	s := newSim(t, Options{Algorithm: "test-fifo", Members: ids(3)}, &mem)
-	if err := s.Apply(chaos.Fault{Op: chaos.Delay, Nodes: []election.NodeID{3}, Delay: 40 * time.Millisecond, Jitter: 10 * time.Millisecond}, "3"); err != nil {
+	if err := s.Apply(chaos.Fault{Op: chaos.Delay, Nodes: []election.NodeID{3}, Params: chaos.ParamsOf(chaos.DelayMS.OfDur(40*time.Millisecond), chaos.DelayJitter.OfDur(10*time.Millisecond))}, "3"); err != nil {
 		t.Fatal(err)
 	}
 	s.Start()
@@ -580,7 +580,7 @@ func TestDelayFaultSlowsOnlyTheNamedNode(t *testing.T) {
 
 func TestLossFaultIsPerNodeAndHealed(t *testing.T) {
 	s := newSim(t, Options{Algorithm: "test-fifo", Members: ids(3), Seed: 2}, nil)
-	s.Apply(chaos.Fault{Op: chaos.Loss, Nodes: []election.NodeID{3}, Loss: 1}, "3")
+	s.Apply(chaos.Fault{Op: chaos.Loss, Nodes: []election.NodeID{3}, Params: chaos.ParamsOf(chaos.LossPercent.Of(1))}, "3")
 	s.Start()
 	s.RunFor(time.Second)
 	if c := s.Counts(); c.Delivered != 50 || c.Lost != 50 {

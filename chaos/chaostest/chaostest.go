@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -177,7 +178,7 @@ var cases = []testCase{
 		s.fails(t, loss(0.005, 5), "below 1%")
 		s.fails(t, loss(1.5, 5), "from 0")
 		s.fails(t, loss(-0.1, 5), "from 0")
-		s.fails(t, chaos.Fault{Op: chaos.Loss, Loss: 0.5}, "no target nodes")
+		s.fails(t, chaos.Fault{Op: chaos.Loss, Params: chaos.ParamsOf(chaos.LossPercent.Of(0.5))}, "no target nodes")
 	}},
 	{"RemovingLossOrDelayWhereThereIsNoneIsANoOp", func(s *suite, t *testing.T) {
 		s.ok(t, loss(0, 3), "no-op: node 3 has no loss")
@@ -187,12 +188,21 @@ var cases = []testCase{
 		s.want(t, "nothing degraded", func(st chaos.State) bool { return !st.NetworkFaulted() })
 	}},
 	{"DelayAndItsRemoval", func(s *suite, t *testing.T) {
-		s.ok(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}, "")
+		s.ok(t, delay(20*time.Millisecond, 5*time.Millisecond, 2), "")
 		s.want(t, "node 2 degraded", func(st chaos.State) bool { return st.Degraded(2) })
 		s.ok(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(2)}, "")
 		s.want(t, "node 2 no longer degraded", func(st chaos.State) bool { return !st.Degraded(2) })
-		s.fails(t, chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: -time.Millisecond}, "negative")
-		s.fails(t, chaos.Fault{Op: chaos.Delay, Delay: time.Millisecond}, "no target nodes")
+		s.fails(t, delay(-time.Millisecond, 0, 2), "negative")
+		s.fails(t, delay(time.Millisecond, 0), "no target nodes")
+	}},
+	{"DelayAddsLatencyAroundItsValue", func(s *suite, t *testing.T) {
+		s.ok(t, delay(jitterDelay, jitterSpread, 3), "")
+		applied := s.b.Now()
+		if _, err := s.b.Await(context.Background(), jitterHold, nil); err != nil {
+			t.Fatal(err)
+		}
+		s.heal(t)
+		s.latencyAround(t, 3, applied)
 	}},
 	{"PartitionIntoGroupsSplitsTheBrainAndHealMendsIt", func(s *suite, t *testing.T) {
 		s.ok(t, chaos.Fault{Op: chaos.Partition, Groups: [][]election.NodeID{{1, 2}, {3, 4, 5}}}, "")
@@ -251,6 +261,25 @@ var cases = []testCase{
 		s.ok(t, resume(1), "")
 		s.awaitLeader(t, 5)
 	}},
+	{"JamHoldsThenDeliversInOrderAtHeal", func(s *suite, t *testing.T) {
+		if s.unsupported[chaos.Jam] {
+			t.Skip("jam is unsupported here")
+		}
+		s.ok(t, chaos.Fault{Op: chaos.Jam, Nodes: ids(3)}, "")
+		s.ok(t, chaos.Fault{Op: chaos.Jam, Nodes: ids(3)}, "no-op: node 3 is already jammed")
+		if _, err := s.b.Await(context.Background(), jamHold, nil); err != nil {
+			t.Fatal(err)
+		}
+		s.ok(t, heal, "")
+		// Records reach the history after the heal returns (the
+		// simulator plays the burst when it runs on, a container's log
+		// is read a moment later), stamped when they happened.
+		if _, err := s.b.Await(context.Background(), 500*time.Millisecond, nil); err != nil {
+			t.Fatal(err)
+		}
+		s.heldThenBurst(t, 3)
+		s.awaitLeader(t, 5)
+	}},
 	{"EveryKindIsCarriedOutOrRefusedAsUnsupported", func(s *suite, t *testing.T) {
 		for _, k := range chaos.Kinds() {
 			sm, ok := samples[k.Op]
@@ -301,6 +330,164 @@ func (s *suite) staysOneWay(t *testing.T, from, to election.NodeID) {
 	}
 }
 
+// The delay the suite measures, on one follower: 50 ms ± 40 ms, so each
+// message to or from it should take 10 to 90 ms more than the network's
+// own latency (a few milliseconds at most in either world).
+const (
+	jitterDelay  = 50 * time.Millisecond
+	jitterSpread = 40 * time.Millisecond
+	jitterHold   = 4 * time.Second
+)
+
+// The bounds the measured latencies of messages to and from the delayed
+// node must keep, in every world, so that a delay means one thing in the
+// simulator and in containers. With delay D and jitter J the added
+// latency is uniform in [D−J, D+J]: the fastest message lies near D−J,
+// the median near D, the slowest near D+J. Containers add a tail (TCP
+// keeps a route's messages in order, so a message released early waits
+// for one released late before it, and a retransmit of a late segment is
+// held again), hence the wider bounds above the median and the maximum
+// (measured: min/median/max 12.8/47.8/88.6 ms in the simulator,
+// 14.9/71.9/159 ms in containers on a busy 2-core machine). A simulator that added
+// U[0, J] (its meaning until both worlds agreed) puts the fastest at D.
+var (
+	jitterMin    = [2]time.Duration{jitterDelay - jitterSpread - 5*time.Millisecond, jitterDelay - jitterSpread + 15*time.Millisecond}
+	jitterMedian = [2]time.Duration{jitterDelay - 10*time.Millisecond, jitterDelay + 35*time.Millisecond}
+	jitterMax    = [2]time.Duration{jitterDelay + jitterSpread - 10*time.Millisecond, jitterDelay + jitterSpread + 110*time.Millisecond}
+)
+
+// latencyAround measures, from the history, how long each message sent to
+// or by node id after since took to arrive (sends and receipts paired in
+// order per sender, receiver and type), and holds the minimum, median and
+// maximum to the bounds above.
+func (s *suite) latencyAround(t *testing.T, id election.NodeID, since time.Time) {
+	t.Helper()
+	until := since.Add(jitterHold)
+	type key struct {
+		from, to election.NodeID
+		typ      string
+	}
+	sent := map[key][]time.Time{}
+	var lat []time.Duration
+	// In time order: containers' records come through one log stream per
+	// node, so a receipt can arrive before its send.
+	recs := s.mem.Records()
+	slices.SortStableFunc(recs, func(a, b history.Record) int { return a.Time.Compare(b.Time) })
+	// Pairs are counted from the delay's invoke on: earlier cases lost
+	// messages (a lossy leader, kills), which would shift every pair
+	// after them. A message in flight at the invoke arrives within the
+	// network's own latency, before any send after it can.
+	for i := len(recs) - 1; i >= 0; i-- {
+		if r := recs[i]; r.Kind == history.KindFault && r.Fault.Op == string(chaos.Delay) && r.Fault.Phase == history.FaultInvoke {
+			recs = recs[i:]
+			break
+		}
+	}
+	for _, r := range recs {
+		if r.Msg == nil || (r.Msg.From != id && r.Node != id && r.Msg.To != id) {
+			continue
+		}
+		switch r.Kind {
+		case history.KindSend:
+			k := key{r.Node, r.Msg.To, r.Msg.Type}
+			sent[k] = append(sent[k], r.Time)
+		case history.KindRecv:
+			k := key{r.Msg.From, r.Node, r.Msg.Type}
+			if len(sent[k]) == 0 || sent[k][0].After(r.Time) {
+				continue // sent before the invoke
+			}
+			at := sent[k][0]
+			sent[k] = sent[k][1:]
+			if !at.Before(since) && at.Before(until) {
+				lat = append(lat, r.Time.Sub(at))
+			}
+		}
+	}
+	if len(lat) < 30 {
+		t.Fatalf("only %d messages to or from node %d under delay, want 30 or more to measure (%d records from the invoke on)", len(lat), id, len(recs))
+	}
+	slices.Sort(lat)
+	lo, med, hi := lat[0], lat[len(lat)/2], lat[len(lat)-1]
+	t.Logf("%s: delay %v±%v on node %d: %d messages, latency min %v median %v max %v",
+		s.b.Name(), jitterDelay, jitterSpread, id, len(lat), lo.Round(100*time.Microsecond), med.Round(100*time.Microsecond), hi.Round(100*time.Microsecond))
+	for _, c := range []struct {
+		what   string
+		got    time.Duration
+		within [2]time.Duration
+	}{{"minimum", lo, jitterMin}, {"median", med, jitterMedian}, {"maximum", hi, jitterMax}} {
+		if c.got < c.within[0] || c.got > c.within[1] {
+			t.Errorf("%s latency %v, want within [%v, %v] for delay %v±%v", c.what, c.got, c.within[0], c.within[1], jitterDelay, jitterSpread)
+		}
+	}
+}
+
+// jamHold is how long a jam is held in the suite: past the NATS route's
+// ping timeout, after which held packets would have closed a route.
+const jamHold = 1500 * time.Millisecond
+
+// heldThenBurst checks the last jam on id and the heal after it: no
+// message to or from id was received from the jam's ok to the heal's
+// invoke; from the heal's invoke to its ok, some were, a burst, and each
+// link's in the order it was sent.
+func (s *suite) heldThenBurst(t *testing.T, id election.NodeID) {
+	t.Helper()
+	recs := s.mem.Records()
+	var jammed, healing, healed time.Time
+	for _, r := range recs {
+		if r.Kind != history.KindFault || r.Fault == nil {
+			continue
+		}
+		switch {
+		case r.Fault.Op == string(chaos.Jam) && r.Fault.Phase == history.FaultOK && jammed.IsZero():
+			jammed = r.Time
+		case r.Fault.Op == string(chaos.Heal) && r.Fault.Phase == history.FaultInvoke && !jammed.IsZero():
+			healing = r.Time
+		case r.Fault.Op == string(chaos.Heal) && r.Fault.Phase == history.FaultOK && !healing.IsZero():
+			healed = r.Time
+		}
+	}
+	if healed.IsZero() {
+		t.Fatalf("no jam ok followed by a heal in the history")
+	}
+	type link struct{ from, to election.NodeID }
+	sent := map[link][]election.Message{}
+	burst := map[link][]election.Message{}
+	n := 0
+	for _, r := range recs {
+		if r.Msg == nil || (r.Msg.From != id && r.Msg.To != id) {
+			continue
+		}
+		l := link{r.Msg.From, r.Msg.To}
+		switch {
+		case r.Kind == history.KindSend: // from the start: what was in flight at the jam is held too
+			sent[l] = append(sent[l], *r.Msg)
+		case r.Kind != history.KindRecv || r.Time.Before(jammed):
+		case r.Time.Before(healing) && r.Time.After(jammed):
+			t.Fatalf("node %d received %s from %d at %v, while the jam on %d held (from %v to %v)", r.Node, r.Msg.Type, r.Msg.From, r.Time, id, jammed, healing)
+		case !r.Time.After(healed):
+			burst[l] = append(burst[l], *r.Msg)
+			n++
+		}
+	}
+	if n < 5 {
+		t.Fatalf("%d messages to or from node %d delivered at the heal, want a burst of 5 or more", n, id)
+	}
+	for l, got := range burst {
+		// In send order: a subsequence of what was sent on the link
+		// (a message sent as the jam began may have passed unheld).
+		i := 0
+		for _, m := range sent[l] {
+			if i < len(got) && reflect.DeepEqual(m, got[i]) {
+				i++
+			}
+		}
+		if i < len(got) {
+			t.Fatalf("link %d->%d: the burst %v is not in the order sent %v", l.from, l.to, got, sent[l])
+		}
+	}
+	t.Logf("%s: jam on %d held %d messages, delivered at the heal", s.b.Name(), id, n)
+}
+
 // sample is one fault of a kind, for the suite's check that every kind is
 // carried out or refused as unsupported: the faults that set it up, the
 // fault, its effect on the State, and the faults that undo it.
@@ -325,11 +512,12 @@ var samples = map[chaos.Op]sample{
 		effect: func(st chaos.State) bool { return !st.Reachable(5, 1) && st.Reachable(1, 5) }, undo: []chaos.Fault{heal}},
 	chaos.Heal: {before: []chaos.Fault{{Op: chaos.Partition, Links: [][2]election.NodeID{{5, 1}}}}, fault: heal,
 		effect: func(st chaos.State) bool { return !st.NetworkFaulted() }},
-	chaos.Loss: {fault: loss(0.3, 2), effect: func(st chaos.State) bool { return st.Loss[2] == 0.3 }, undo: []chaos.Fault{heal}},
-	chaos.Delay: {fault: chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: 20 * time.Millisecond},
-		effect: func(st chaos.State) bool { return st.Delay[2] == chaos.Latency{Delay: 20 * time.Millisecond} }, undo: []chaos.Fault{heal}},
-	chaos.Clock: {fault: chaos.Fault{Op: chaos.Clock, Nodes: ids(2), Rate: 2},
-		effect: func(st chaos.State) bool { return st.ClockOf(2).Rate == 2 }, undo: []chaos.Fault{{Op: chaos.Clock, Nodes: ids(2), Rate: 1}}},
+	chaos.Loss: {fault: loss(0.3, 2), effect: inNet(chaos.Loss, 2, chaos.LossPercent.Of(0.3)), undo: []chaos.Fault{heal}},
+	chaos.Delay: {fault: delay(20*time.Millisecond, 0, 2),
+		effect: inNet(chaos.Delay, 2, chaos.DelayMS.OfDur(20*time.Millisecond)), undo: []chaos.Fault{heal}},
+	chaos.Jam: {fault: chaos.Fault{Op: chaos.Jam, Nodes: ids(2)}, effect: inNet(chaos.Jam, 2), undo: []chaos.Fault{heal}},
+	chaos.Clock: {fault: clockRate(2, 2),
+		effect: func(st chaos.State) bool { return st.ClockOf(2).Rate == 2 }, undo: []chaos.Fault{clockRate(1, 2)}},
 }
 
 // carriedOutOrUnsupported applies a sample's fault: a kind the backend
@@ -390,7 +578,7 @@ func undoOf(f chaos.Fault) chaos.Fault {
 // sameFaults reports whether two states hold the same faults in force.
 func sameFaults(a, b chaos.State) bool {
 	return maps.Equal(a.Up, b.Up) && maps.Equal(a.Paused, b.Paused) && maps.Equal(a.Cut, b.Cut) &&
-		maps.Equal(a.Loss, b.Loss) && maps.Equal(a.Delay, b.Delay) && maps.Equal(a.Clocks, b.Clocks)
+		maps.EqualFunc(a.Net, b.Net, chaos.Params.Equal) && maps.Equal(a.Clocks, b.Clocks)
 }
 
 func ids(l ...election.NodeID) []election.NodeID { return l }
@@ -399,7 +587,22 @@ func restart(n ...election.NodeID) chaos.Fault   { return chaos.Fault{Op: chaos.
 func pause(n ...election.NodeID) chaos.Fault     { return chaos.Fault{Op: chaos.Pause, Nodes: n} }
 func resume(n ...election.NodeID) chaos.Fault    { return chaos.Fault{Op: chaos.Resume, Nodes: n} }
 func loss(p float64, n ...election.NodeID) chaos.Fault {
-	return chaos.Fault{Op: chaos.Loss, Nodes: n, Loss: p}
+	return chaos.Fault{Op: chaos.Loss, Nodes: n, Params: chaos.ParamsOf(chaos.LossPercent.Of(p))}
+}
+func delay(d, jitter time.Duration, n ...election.NodeID) chaos.Fault {
+	return chaos.Fault{Op: chaos.Delay, Nodes: n, Params: chaos.ParamsOf(chaos.DelayMS.OfDur(d), chaos.DelayJitter.OfDur(jitter))}
+}
+func clockRate(r float64, n ...election.NodeID) chaos.Fault {
+	return chaos.Fault{Op: chaos.Clock, Nodes: n, Params: chaos.ParamsOf(chaos.ClockRate.Of(r))}
+}
+
+// inNet is the effect of a per-node network fault: State.Net holds
+// exactly these values for it on node id.
+func inNet(op chaos.Op, id election.NodeID, vals ...chaos.Value) func(chaos.State) bool {
+	return func(st chaos.State) bool {
+		p, ok := st.NetOf(op, id)
+		return ok && p.Equal(chaos.ParamsOf(vals...))
+	}
 }
 
 func allView(st chaos.State, nodes []election.NodeID, leader election.NodeID) bool {

@@ -426,7 +426,7 @@ func (b *Backend) adoptDelays(ctx context.Context, run string) error {
 		}
 		b.mu.Lock()
 		b.delays[id] = delayHelper{cid: c.ID, latency: lat}
-		b.world.Apply(chaos.Fault{Op: chaos.Delay, Nodes: []election.NodeID{id}, Delay: lat.Delay, Jitter: lat.Jitter}, b.spec.Members)
+		b.world.Apply(chaos.Fault{Op: chaos.Delay, Nodes: []election.NodeID{id}, Params: chaos.ParamsOf(chaos.DelayMS.OfDur(lat.Delay), chaos.DelayJitter.OfDur(lat.Jitter))}, b.spec.Members)
 		b.mu.Unlock()
 	}
 	return nil
@@ -434,14 +434,14 @@ func (b *Backend) adoptDelays(ctx context.Context, run string) error {
 
 // parseDelayArgs reads `netfilter delay --delay D --jitter J ...`, the
 // command startDelay gives a delay helper.
-func parseDelayArgs(cmd []string) (chaos.Latency, bool) {
+func parseDelayArgs(cmd []string) (latency, bool) {
 	if len(cmd) > 0 && cmd[0] == "netfilter" {
 		cmd = cmd[1:]
 	}
 	if len(cmd) == 0 || cmd[0] != "delay" {
-		return chaos.Latency{}, false
+		return latency{}, false
 	}
-	var d chaos.Latency
+	var d latency
 	for i := 1; i+1 < len(cmd); i++ {
 		var dst *time.Duration
 		switch cmd[i] {
@@ -454,7 +454,7 @@ func parseDelayArgs(cmd []string) (chaos.Latency, bool) {
 		}
 		v, err := time.ParseDuration(cmd[i+1])
 		if err != nil {
-			return chaos.Latency{}, false
+			return latency{}, false
 		}
 		*dst = v
 		i++

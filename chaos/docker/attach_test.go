@@ -23,10 +23,10 @@ func TestAttachSeesTheRunningClusterAndLeavesIt(t *testing.T) {
 	owner, _ := startCluster(t, 3)
 	await(t, owner, "all on 3", allSee(ids(1, 2, 3), 3))
 	apply(t, owner, chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 3}}})
-	apply(t, owner, chaos.Fault{Op: chaos.Loss, Nodes: ids(1), Loss: 0.2})
-	apply(t, owner, chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Delay: 20 * time.Millisecond, Jitter: 5 * time.Millisecond})
-	apply(t, owner, chaos.Fault{Op: chaos.Clock, Nodes: ids(2), Rate: 0.5})
-	apply(t, owner, chaos.Fault{Op: chaos.Clock, Nodes: ids(2), Jump: 300 * time.Millisecond})
+	apply(t, owner, chaos.Fault{Op: chaos.Loss, Nodes: ids(1), Params: chaos.ParamsOf(chaos.LossPercent.Of(0.2))})
+	apply(t, owner, chaos.Fault{Op: chaos.Delay, Nodes: ids(2), Params: chaos.ParamsOf(chaos.DelayMS.OfDur(20*time.Millisecond), chaos.DelayJitter.OfDur(5*time.Millisecond))})
+	apply(t, owner, chaos.Fault{Op: chaos.Clock, Nodes: ids(2), Params: chaos.ParamsOf(chaos.ClockRate.Of(0.5))})
+	apply(t, owner, chaos.Fault{Op: chaos.Clock, Nodes: ids(2), Params: chaos.ParamsOf(chaos.ClockJump.OfDur(300 * time.Millisecond))})
 
 	a := New(WithBuild(false), WithProgress(testWriter{t}))
 	mem := &history.Memory{}
@@ -45,8 +45,8 @@ func TestAttachSeesTheRunningClusterAndLeavesIt(t *testing.T) {
 	if !maps.Equal(st.Clocks, owner.State().Clocks) || st.ClockOf(2) != (chaos.Skew{Rate: 0.5, Jumped: 300 * time.Millisecond}) {
 		t.Errorf("attached backend reads clocks %v, the owner holds %v", st.Clocks, owner.State().Clocks)
 	}
-	if !maps.Equal(st.Loss, owner.State().Loss) || !maps.Equal(st.Delay, owner.State().Delay) || len(st.Loss) != 1 || len(st.Delay) != 1 {
-		t.Errorf("attached backend reads loss %v and delay %v, the owner holds %v and %v", st.Loss, st.Delay, owner.State().Loss, owner.State().Delay)
+	if !maps.EqualFunc(st.Net, owner.State().Net, chaos.Params.Equal) || len(st.Net) != 2 {
+		t.Errorf("attached backend reads per-node faults %v, the owner holds %v", st.Net, owner.State().Net)
 	}
 	for _, id := range ids(1, 2, 3) {
 		if st.Views[id].Leader != owner.State().Views[id].Leader {
@@ -66,9 +66,9 @@ func TestAttachSeesTheRunningClusterAndLeavesIt(t *testing.T) {
 	// It begins with the faults in force, so that its replay starts from
 	// the world as found.
 	tl := check.NewTimeline(recs, ids(1, 2, 3))
-	if replayed := tl.StateAt(tl.End); !maps.Equal(replayed.Cut, st.Cut) || !maps.Equal(replayed.Loss, st.Loss) || !maps.Equal(replayed.Delay, st.Delay) || !maps.Equal(replayed.Clocks, st.Clocks) {
-		t.Errorf("the attached history replays to cuts %v, loss %v, delay %v, clocks %v; the cluster holds %v, %v, %v, %v",
-			replayed.Cut, replayed.Loss, replayed.Delay, replayed.Clocks, st.Cut, st.Loss, st.Delay, st.Clocks)
+	if replayed := tl.StateAt(tl.End); !maps.Equal(replayed.Cut, st.Cut) || !maps.EqualFunc(replayed.Net, st.Net, chaos.Params.Equal) || !maps.Equal(replayed.Clocks, st.Clocks) {
+		t.Errorf("the attached history replays to cuts %v, per-node faults %v, clocks %v; the cluster holds %v, %v, %v",
+			replayed.Cut, replayed.Net, replayed.Clocks, st.Cut, st.Net, st.Clocks)
 	}
 
 	// The attached world is the one faults work on: heal lifts what the

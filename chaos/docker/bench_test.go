@@ -90,8 +90,8 @@ func BenchmarkFaultLatency(b *testing.B) {
 		{"kill", chaos.Fault{Op: chaos.Kill, Nodes: ids(1)}, chaos.Fault{Op: chaos.Restart, Nodes: ids(1)}},
 		{"partition-one-way", chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 2}}}, chaos.Fault{Op: chaos.Heal}},
 		{"partition-halves", chaos.Fault{Op: chaos.Partition, Groups: [][]election.NodeID{ids(1), ids(2, 3)}}, chaos.Fault{Op: chaos.Heal}},
-		{"loss", chaos.Fault{Op: chaos.Loss, Nodes: ids(1), Loss: 0.1}, chaos.Fault{Op: chaos.Heal}},
-		{"delay", chaos.Fault{Op: chaos.Delay, Nodes: ids(1), Delay: 10 * time.Millisecond}, chaos.Fault{Op: chaos.Heal}},
+		{"loss", chaos.Fault{Op: chaos.Loss, Nodes: ids(1), Params: chaos.ParamsOf(chaos.LossPercent.Of(0.1))}, chaos.Fault{Op: chaos.Heal}},
+		{"delay", chaos.Fault{Op: chaos.Delay, Nodes: ids(1), Params: chaos.ParamsOf(chaos.DelayMS.OfDur(10 * time.Millisecond))}, chaos.Fault{Op: chaos.Heal}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var do, undo time.Duration

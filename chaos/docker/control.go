@@ -79,12 +79,18 @@ func controlArgs(id election.NodeID, c rlnode.Control) ([]string, error) {
 			args = append(args, "--clock-jump", (time.Duration(*cc.JumpMS) * time.Millisecond).String())
 		}
 	}
-	if c.DropFrom != nil {
-		ids := make([]string, len(*c.DropFrom))
-		for i, from := range *c.DropFrom {
+	for _, set := range []struct {
+		flag string
+		ids  *[]election.NodeID
+	}{{"--drop-from", c.DropFrom}, {"--hold-from", c.HoldFrom}} {
+		if set.ids == nil {
+			continue
+		}
+		ids := make([]string, len(*set.ids))
+		for i, from := range *set.ids {
 			ids[i] = strconv.Itoa(int(from))
 		}
-		args = append(args, "--drop-from="+strings.Join(ids, ","))
+		args = append(args, set.flag+"="+strings.Join(ids, ","))
 	}
 	return args, nil
 }

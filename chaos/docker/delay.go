@@ -21,10 +21,22 @@ import (
 // each delayed node's namespace binds an NFQUEUE, the rules queue the
 // peers' packets there, and the helper accepts each one after
 // delay±jitter. It is physical state — which container serves which
-// namespace — not world: the world's delays are chaos.State.Delay.
+// namespace — not world: the world's delays are in chaos.State.Net.
 type delayHelper struct {
 	cid     string
-	latency chaos.Latency
+	latency latency
+}
+
+// latency is a delay helper's delay and jitter.
+type latency struct {
+	Delay, Jitter time.Duration
+}
+
+// delayOf is the latency the world wants added to node id's packets, and
+// whether it wants any.
+func delayOf(s chaos.State, id election.NodeID) (latency, bool) {
+	p, ok := s.NetOf(chaos.Delay, id)
+	return latency{chaos.DelayMS.Dur(p), chaos.DelayJitter.Dur(p)}, ok
 }
 
 // ensureDelays starts a delay helper for every running node the world
@@ -32,12 +44,12 @@ type delayHelper struct {
 func (b *Backend) ensureDelays(ctx context.Context) error {
 	type job struct {
 		n   *node
-		lat chaos.Latency
+		lat latency
 	}
 	var jobs []job
 	b.mu.Lock()
 	for _, id := range b.spec.Members {
-		lat, delayed := b.world.Delay[id]
+		lat, delayed := delayOf(b.world, id)
 		_, serving := b.delays[id]
 		if n := b.nodes[id]; n != nil && delayed && !serving && b.world.Up[id] {
 			jobs = append(jobs, job{n, lat})
@@ -55,7 +67,7 @@ func (b *Backend) ensureDelays(ctx context.Context) error {
 
 // startDelay starts n's delay helper, which installs n's whole rule set
 // as the world wants it and then releases the queue.
-func (b *Backend) startDelay(ctx context.Context, n *node, lat chaos.Latency) error {
+func (b *Backend) startDelay(ctx context.Context, n *node, lat latency) error {
 	b.mu.Lock()
 	cli := b.cli
 	want := b.wantRulesLocked(n.id)

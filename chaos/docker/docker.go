@@ -313,16 +313,6 @@ func (b *Backend) Gaps() int {
 	return gaps
 }
 
-// NodeIP returns a node's address on the run network (empty when down).
-func (b *Backend) NodeIP(id election.NodeID) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if n := b.nodes[id]; n != nil {
-		return n.ip
-	}
-	return ""
-}
-
 // Run is the run ID (the cluster name) whose label everything carries.
 func (b *Backend) Run() string {
 	b.mu.Lock()

@@ -347,11 +347,11 @@ func TestPartitionWithoutQuorumSplitsBrainAndNetworkFaultsHeal(t *testing.T) {
 	apply(t, b, chaos.Fault{Op: chaos.Heal})
 	await(t, b, "heal -> all see leader 5", allSee(all, 5))
 
-	apply(t, b, chaos.Fault{Op: chaos.Loss, Nodes: ids(2), Loss: 0.3})
+	apply(t, b, chaos.Fault{Op: chaos.Loss, Nodes: ids(2), Params: chaos.ParamsOf(chaos.LossPercent.Of(0.3))})
 	if r := readRules(t, b, 2); r.LossPercent != 30 || len(r.LossPeers) != 4 {
 		t.Errorf("loss 0.3 on node 2: its namespace holds %v, want 30%% to/from its 4 peers", r)
 	}
-	apply(t, b, chaos.Fault{Op: chaos.Loss, Nodes: ids(5), Loss: 1})
+	apply(t, b, chaos.Fault{Op: chaos.Loss, Nodes: ids(5), Params: chaos.ParamsOf(chaos.LossPercent.Of(1))})
 	await(t, b, "100% loss at 5 -> 1..4 see leader 4", allSee(ids(1, 2, 3, 4), 4))
 	apply(t, b, chaos.Fault{Op: chaos.Heal})
 	for _, id := range ids(2, 5) {
@@ -363,7 +363,7 @@ func TestPartitionWithoutQuorumSplitsBrainAndNetworkFaultsHeal(t *testing.T) {
 
 	// Held far longer than the suspicion timeout, 5's heartbeats come
 	// too late: the others elect 4 although no packet is lost.
-	apply(t, b, chaos.Fault{Op: chaos.Delay, Nodes: ids(5), Delay: 2 * time.Second, Jitter: 100 * time.Millisecond})
+	apply(t, b, chaos.Fault{Op: chaos.Delay, Nodes: ids(5), Params: chaos.ParamsOf(chaos.DelayMS.OfDur(2*time.Second), chaos.DelayJitter.OfDur(100*time.Millisecond))})
 	if r := readRules(t, b, 5); len(r.QueuePeers) != 4 || r.Queue != 5 {
 		t.Errorf("delay on node 5: its namespace holds %v, want its 4 peers queued to queue 5", r)
 	}

@@ -21,11 +21,11 @@ import (
 )
 
 // Apply injects f and returns once it is in effect, recording the fault's
-// invoke and its ok or fail in the history. It goes as the simulator does:
-// chaos.Decide decides the fault's edges, State.Apply changes the world
-// model, and the kind's hook makes the containers and their namespaces
-// match the model. A kind with no hook here is refused, before the world
-// changes, with chaos.Unsupported.
+// invoke and its ok or fail in the history: the sequence every backend
+// shares (chaos.Carry). This backend's part is what it cannot do — a kind
+// with no hook here is refused, before the world changes, with
+// chaos.Unsupported — and its reconcile hook: the kind's hook, which makes
+// the containers and their namespaces match the model.
 func (b *Backend) Apply(ctx context.Context, f chaos.Fault, target string) error {
 	ctx, done, ok := b.begin(ctx)
 	defer done()
@@ -40,38 +40,60 @@ func (b *Backend) Apply(ctx context.Context, f chaos.Fault, target string) error
 	// set last.
 	b.applyMu.Lock()
 	defer b.applyMu.Unlock()
-	b.appendRecord(f.Record(b.Now(), target, history.FaultInvoke, "", nil))
 	t0 := time.Now()
-	out, err := b.decide(f)
-	if err == nil {
-		err = b.carryOut(ctx, out.Fault)
-	}
-	if err != nil {
-		err = fmt.Errorf("docker: %w", err)
-	}
-	phase := history.FaultOK
-	if err != nil {
-		phase = history.FaultFail
-	}
-	b.appendRecord(f.Record(b.Now(), target, phase, out.Note, err))
+	err := chaos.Carry(ctx, (*world)(b), f, target)
 	if err == nil {
 		b.logf("%s %s: in effect after %v", f.Op, target, time.Since(t0).Round(time.Millisecond))
 	}
 	return err
 }
 
-// decide refuses a kind this backend has no hook for, then decides f's
-// edges against the world as every backend does.
-func (b *Backend) decide(f chaos.Fault) (chaos.Outcome, error) {
+// world is the backend as chaos.Carry sees it.
+type world Backend
+
+func (w *world) Name() string            { return (*Backend)(w).Name() }
+func (w *world) Now() time.Time          { return (*Backend)(w).Now() }
+func (w *world) Record(r history.Record) { (*Backend)(w).appendRecord(r) }
+
+// Refuse refuses a kind this backend has no hook for, and a fault the
+// cluster's system cannot take (a clock fault on a Go server).
+func (w *world) Refuse(f chaos.Fault) error {
 	if _, known := chaos.KindOf(f.Op); known && hooks[f.Op] == nil {
-		return chaos.Outcome{}, chaos.Unsupported(f.Op, b.Name())
+		return chaos.Unsupported(f.Op, w.Name())
 	}
-	if err := b.refuseForSystem(f); err != nil {
-		return chaos.Outcome{}, err
+	return (*Backend)(w).refuseForSystem(f)
+}
+
+// LockModel holds the backend's lock while Carry changes the world.
+func (w *world) LockModel() (*chaos.State, []election.NodeID) {
+	w.mu.Lock()
+	return &w.world, w.spec.Members
+}
+
+// UnlockModel: the nodes of the fault applied are busy from now until
+// Reconcile is done: their followers leave the world alone (it is ahead
+// of the containers).
+func (w *world) UnlockModel(f chaos.Fault, applied bool) {
+	b := (*Backend)(w)
+	defer b.mu.Unlock()
+	if applied {
+		b.markBusyLocked(f.Nodes, true)
+		b.notifyLocked()
+	}
+}
+
+// Reconcile runs f's hook. When the hook fails, the world takes back
+// what the engine says of those nodes' processes.
+func (w *world) Reconcile(ctx context.Context, f chaos.Fault) error {
+	b := (*Backend)(w)
+	err := hooks[f.Op](b, ctx, f)
+	if err != nil {
+		b.observe(ctx, f.Nodes)
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	return chaos.Decide(f, b.world, b.spec.Members)
+	b.markBusyLocked(f.Nodes, false)
+	b.mu.Unlock()
+	return err
 }
 
 // A hook carries out the imperative part of fault f, whose effect the
@@ -84,9 +106,9 @@ type hook func(b *Backend, ctx context.Context, f chaos.Fault) error
 // unsupported on docker (Apply refuses it with chaos.Unsupported, and the
 // conformance suite holds that outcome).
 //
-// What only a node's own process can carry out — its clock, and the
-// receiving end of a one-way cut — goes over the control channel
-// (nodectl.go).
+// What only a node's own process can carry out — its clock, the
+// receiving end of a one-way cut and of a jam — goes over the control
+// channel (nodectl.go).
 var hooks = map[chaos.Op]hook{
 	chaos.Kill:      eachNode((*Backend).crash),
 	chaos.Stop:      eachNode((*Backend).crash),
@@ -98,6 +120,7 @@ var hooks = map[chaos.Op]hook{
 	chaos.Loss:      reconcile,
 	chaos.Delay:     reconcile,
 	chaos.Clock:     clockHook,
+	chaos.Jam:       jamHook,
 }
 
 // reconcile is the hook of loss and delay: whatever the fault, the
@@ -118,27 +141,6 @@ func eachNode(fn func(b *Backend, ctx context.Context, op chaos.Op, n *node) err
 	return func(b *Backend, ctx context.Context, f chaos.Fault) error {
 		return b.eachNode(ctx, f.Nodes, func(n *node) error { return fn(b, ctx, f.Op, n) })
 	}
-}
-
-// carryOut applies f to the world model, then runs its hook. While the
-// hook runs, the nodes it names are busy: their followers leave the world
-// alone (the world is ahead of the containers until the hook is done).
-// When the hook fails, the world takes back what the engine says of those
-// nodes' processes.
-func (b *Backend) carryOut(ctx context.Context, f chaos.Fault) error {
-	b.mu.Lock()
-	b.world.Apply(f, b.spec.Members)
-	b.markBusyLocked(f.Nodes, true)
-	b.notifyLocked()
-	b.mu.Unlock()
-	err := hooks[f.Op](b, ctx, f)
-	if err != nil {
-		b.observe(ctx, f.Nodes)
-	}
-	b.mu.Lock()
-	b.markBusyLocked(f.Nodes, false)
-	b.mu.Unlock()
-	return err
 }
 
 func (b *Backend) markBusyLocked(ids []election.NodeID, busy bool) {
@@ -353,7 +355,7 @@ func (b *Backend) reconcileNetwork(ctx context.Context) error {
 	var stale []string
 	b.mu.Lock()
 	for id, h := range b.delays {
-		if want, ok := b.world.Delay[id]; !ok || want != h.latency || !b.world.Up[id] {
+		if want, ok := delayOf(b.world, id); !ok || want != h.latency || !b.world.Up[id] {
 			stale = append(stale, h.cid)
 			delete(b.delays, id)
 		}
@@ -398,7 +400,7 @@ func (b *Backend) syncRules(ctx context.Context) error {
 		if b.nodes[id] == nil || !b.world.Up[id] {
 			continue // installed when it starts again
 		}
-		if _, delayed := b.world.Delay[id]; delayed && b.delays[id].cid == "" {
+		if _, delayed := b.world.NetOf(chaos.Delay, id); delayed && b.delays[id].cid == "" {
 			continue // its delay helper installs them as it starts
 		}
 		want[id] = rules.Want(b.world, b.spec.Members, addrs, id)

@@ -14,16 +14,49 @@ import (
 )
 
 // What a node's process holds of the world that only the node itself can
-// carry out: its clock (rate, and the jumps it took) and its drop set (the
-// receiving end of one-way cuts, rules.DropFrom). The world model says what
-// it should be; reconcileNodes brings each process there over the control
-// channel (control.go). A new process (a restart, or a node that died and
-// came back on its own) starts at rate 1 with nothing dropped.
+// carry out: its clock (rate, and the jumps it took), its drop set (the
+// receiving end of one-way cuts, rules.DropFrom) and its hold set (the
+// receiving end of jams, holdFrom). The world model says what it should
+// be; reconcileNodes brings each process there over the control channel
+// (control.go). A new process (a restart, or a node that died and came
+// back on its own) starts at rate 1 with nothing dropped or held.
 type nodeControl struct {
 	boot   int // the boot (len(rec.Boots)) this describes
 	rate   float64
 	jumped time.Duration
 	drop   []election.NodeID
+	hold   []election.NodeID
+}
+
+// A node holds as many jammed messages as the simulator does: a compile
+// error if the bounds differ.
+const _ = uint(rlnode.MaxHeld-chaos.JamHeld) + uint(chaos.JamHeld-rlnode.MaxHeld)
+
+// jamHook carries out a jam: a jam on a node changes every node's hold
+// set — the jammed node holds what every peer sends it, every peer holds
+// what it sends — so that every message to and from it is held where it
+// arrives, the NATS routes staying up (NFQUEUE-held packets would leave
+// a route silent until its pings closed it, losing what it held). Heal
+// releases them (its hook reconciles every node too).
+func jamHook(b *Backend, ctx context.Context, _ chaos.Fault) error {
+	return b.reconcileNodes(ctx, nil)
+}
+
+// holdFrom is node id's hold set in world s: every other member when id
+// is jammed, else the jammed members.
+func holdFrom(s chaos.State, members []election.NodeID, id election.NodeID) []election.NodeID {
+	_, jammed := s.NetOf(chaos.Jam, id)
+	var out []election.NodeID
+	for _, m := range members {
+		if m == id {
+			continue
+		}
+		if _, j := s.NetOf(chaos.Jam, m); j || jammed {
+			out = append(out, m)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // clockHook carries out a clock fault: the nodes it names take the world's
@@ -33,7 +66,7 @@ func clockHook(b *Backend, ctx context.Context, f chaos.Fault) error {
 }
 
 // reconcileNodes brings the processes of ids (every member when ids is
-// nil) to the world's clocks and drop sets. A node that is down or paused
+// nil) to the world's clocks, drop sets and hold sets. A node that is down or paused
 // is left alone: docker exec cannot reach a frozen process, and a dead one
 // has nothing to change; restart and resume reconcile it when it runs.
 func (b *Backend) reconcileNodes(ctx context.Context, ids []election.NodeID) error {
@@ -52,8 +85,8 @@ func (b *Backend) reconcileNodes(ctx context.Context, ids []election.NodeID) err
 }
 
 // reconcileNode sends node n what it lacks: a rate, a jump by the
-// difference, the whole drop set — at most two requests, since one
-// request changes the clock one way.
+// difference, the whole drop set, the whole hold set — at most two
+// requests, since one request changes the clock one way.
 func (b *Backend) reconcileNode(ctx context.Context, n *node) error {
 	if b.spec.System != nil {
 		return nil // a server has no control channel: its one-way cuts are rules (system.go)
@@ -61,6 +94,7 @@ func (b *Backend) reconcileNode(ctx context.Context, n *node) error {
 	b.mu.Lock()
 	want := b.world.ClockOf(n.id)
 	drop := rules.DropFrom(b.world, b.spec.Members, n.id)
+	hold := holdFrom(b.world, b.spec.Members, n.id)
 	have := b.heldLocked(n)
 	b.mu.Unlock()
 
@@ -78,16 +112,23 @@ func (b *Backend) reconcileNode(ctx context.Context, n *node) error {
 			reqs = append(reqs, rlnode.DropFrom(drop...))
 		}
 	}
+	if !slices.Equal(hold, have.hold) {
+		if len(reqs) > 0 {
+			reqs[0].HoldFrom = rlnode.HoldFrom(hold...).HoldFrom
+		} else {
+			reqs = append(reqs, rlnode.HoldFrom(hold...))
+		}
+	}
 	for _, c := range reqs {
 		if _, err := b.control(ctx, n.id, c); err != nil {
 			return fmt.Errorf("docker: node %d: %w", n.id, err)
 		}
 	}
 	if len(reqs) > 0 {
-		b.logf("node %d: clock %g×, jumped %v, dropping from %v: in effect", n.id, want.Rate, want.Jumped, drop)
+		b.logf("node %d: clock %g×, jumped %v, dropping from %v, holding from %v: in effect", n.id, want.Rate, want.Jumped, drop, hold)
 	}
 	b.mu.Lock()
-	b.ctl[n.id] = nodeControl{boot: have.boot, rate: want.Rate, jumped: want.Jumped, drop: drop}
+	b.ctl[n.id] = nodeControl{boot: have.boot, rate: want.Rate, jumped: want.Jumped, drop: drop, hold: hold}
 	b.mu.Unlock()
 	return nil
 }
@@ -148,7 +189,8 @@ func (b *Backend) adoptControl() {
 			b.world.Apply(chaos.Fault{Op: chaos.Partition, Links: links}, b.spec.Members)
 		}
 		if said.rate != 1 || said.jumped != 0 {
-			b.world.Apply(chaos.Fault{Op: chaos.Clock, Nodes: []election.NodeID{id}, Rate: said.rate, Jump: said.jumped}, b.spec.Members)
+			p := chaos.ParamsOf(chaos.ClockRate.Of(said.rate), chaos.ClockJump.OfDur(said.jumped))
+			b.world.Apply(chaos.Fault{Op: chaos.Clock, Nodes: []election.NodeID{id}, Params: p}, b.spec.Members)
 		}
 		said.boot = len(n.rec.Boots)
 		b.ctl[id] = said

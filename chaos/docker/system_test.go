@@ -105,7 +105,7 @@ func TestSystemMemberBehindFullLossIsStillProbed(t *testing.T) {
 		follower = members[1]
 	}
 	before := viewsOf(mem.Records(), follower)
-	apply(t, b, chaos.Fault{Op: chaos.Loss, Nodes: []election.NodeID{follower}, Loss: 1})
+	apply(t, b, chaos.Fault{Op: chaos.Loss, Nodes: []election.NodeID{follower}, Params: chaos.ParamsOf(chaos.LossPercent.Of(1))})
 	// Cut off from its peers, the follower loses its leader and says so
 	// itself — which the harness can only know because its probes, from
 	// the host, pass the loss that stops every packet between members.
@@ -117,7 +117,7 @@ func TestSystemMemberBehindFullLossIsStillProbed(t *testing.T) {
 		t.Errorf("no view of member %d recorded behind the loss (%d before, %d after)", follower, before, after)
 	}
 	// A clock fault is refused, naming why, and changes nothing.
-	err := b.Apply(context.Background(), chaos.Fault{Op: chaos.Clock, Nodes: []election.NodeID{leader}, Rate: 2}, "leader")
+	err := b.Apply(context.Background(), chaos.Fault{Op: chaos.Clock, Nodes: []election.NodeID{leader}, Params: chaos.ParamsOf(chaos.ClockRate.Of(2))}, "leader")
 	var unsupported *chaos.UnsupportedError
 	if !errors.As(err, &unsupported) || !strings.Contains(err.Error(), "vDSO") {
 		t.Errorf("clock fault on etcd: want refused naming the vDSO, got %v", err)

@@ -44,8 +44,9 @@ func Queue(id election.NodeID) uint16 { return uint16(id) }
 // Loss and delay of a node apply to its packets to and from every peer.
 func Want(s chaos.State, members []election.NodeID, addrs Addrs, id election.NodeID) netfilter.Rules {
 	var r netfilter.Rules
-	loss := int(math.Round(s.Loss[id] * 100))
-	_, delayed := s.Delay[id]
+	lossParams, _ := s.NetOf(chaos.Loss, id)
+	loss := int(math.Round(chaos.LossPercent.Num(lossParams) * 100))
+	_, delayed := s.NetOf(chaos.Delay, id)
 	for _, m := range members {
 		a, ok := addrs[m]
 		if m == id || !ok {
@@ -240,7 +241,7 @@ func Faults(members []election.NodeID, addrs Addrs, held map[election.NodeID]net
 			}
 		}
 		if r.LossPercent > 0 && len(r.LossPeers) > 0 {
-			out = append(out, chaos.Fault{Op: chaos.Loss, Nodes: []election.NodeID{id}, Loss: float64(r.LossPercent) / 100})
+			out = append(out, chaos.Fault{Op: chaos.Loss, Nodes: []election.NodeID{id}, Params: chaos.ParamsOf(chaos.LossPercent.Of(float64(r.LossPercent) / 100))})
 		}
 	}
 	if len(cut) > 0 {

@@ -59,8 +59,8 @@ func TestAOneWayCutIsTheReceiversDropSetNotARule(t *testing.T) {
 }
 
 func TestWantLossAndDelayCoverEveryPeerWithAnAddress(t *testing.T) {
-	s := world(chaos.Fault{Op: chaos.Loss, Nodes: []election.NodeID{2}, Loss: 0.25},
-		chaos.Fault{Op: chaos.Delay, Nodes: []election.NodeID{2}, Delay: 100 * time.Millisecond})
+	s := world(chaos.Fault{Op: chaos.Loss, Nodes: []election.NodeID{2}, Params: chaos.ParamsOf(chaos.LossPercent.Of(0.25))},
+		chaos.Fault{Op: chaos.Delay, Nodes: []election.NodeID{2}, Params: chaos.ParamsOf(chaos.DelayMS.OfDur(100 * time.Millisecond))})
 	a := addrs()
 	delete(a, 3) // down: no address, no rule names it
 	got := Want(s, members, a, 2)
@@ -175,7 +175,7 @@ func TestAMovedLinkIsNeverUncut(t *testing.T) {
 func TestFaultsRebuildTheWorldTheRulesCameFrom(t *testing.T) {
 	a := addrs()
 	orig := world(chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 3}, {3, 1}, {2, 1}, {1, 2}}},
-		chaos.Fault{Op: chaos.Loss, Nodes: []election.NodeID{3}, Loss: 0.4})
+		chaos.Fault{Op: chaos.Loss, Nodes: []election.NodeID{3}, Params: chaos.ParamsOf(chaos.LossPercent.Of(0.4))})
 	held := map[election.NodeID]netfilter.Rules{}
 	for _, id := range members {
 		held[id] = Want(orig, members, a, id)
@@ -190,8 +190,8 @@ func TestFaultsRebuildTheWorldTheRulesCameFrom(t *testing.T) {
 	if !maps.Equal(got.Cut, wantCut) {
 		t.Errorf("cuts %v, want %v", got.Cut, wantCut)
 	}
-	if !maps.Equal(got.Loss, orig.Loss) {
-		t.Errorf("loss %v, want %v", got.Loss, orig.Loss)
+	if !maps.EqualFunc(got.Net, orig.Net, chaos.Params.Equal) {
+		t.Errorf("per-node faults %v, want %v", got.Net, orig.Net)
 	}
 	if fs := Faults(members, a, map[election.NodeID]netfilter.Rules{1: {}}); len(fs) != 0 {
 		t.Errorf("empty rules give faults %+v, want none", fs)

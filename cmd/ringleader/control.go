@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	commands["control"] = command{summary: "change a running node's clock or drop set (the harness's control account; needs the cluster's secret)", run: runControl}
+	commands["control"] = command{summary: "change a running node's clock, drop set or hold set (the harness's control account; needs the cluster's secret)", run: runControl}
 }
 
 // runControl: exit 0 once the node answered that the change is in effect,
@@ -32,11 +32,13 @@ func runControl(args []string) int {
 	rate := fs.Float64("clock-rate", 0, fmt.Sprintf("set the node's clock rate, %g to %g (1 is real speed, 0.5 half speed)", clock.MinRate, clock.MaxRate))
 	jump := fs.Duration("clock-jump", 0, "jump the node's clock by this much, whole milliseconds (e.g. 250ms, -1s)")
 	dropFrom := fs.String("drop-from", "", "replace the node's drop set: the IDs whose messages it drops on arrival, comma-separated; empty drops nothing")
+	holdFrom := fs.String("hold-from", "", "replace the node's hold set: the IDs whose messages it holds on arrival until a later set no longer names them, comma-separated; empty holds nothing (and delivers what was held)")
 	timeout := fs.Duration("timeout", node.ControlTimeout, "how long to wait for the node's answer")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: ringleader control --node ID [--clock-rate R | --clock-jump D] [--drop-from IDS] [flags]\n\n"+
-			"Logs in as the control account and asks one node to change its clock or its\n"+
-			"drop set (the receiving end of a one-way cut), live. Prints the node's answer\n"+
+		fmt.Fprintf(fs.Output(), "Usage: ringleader control --node ID [--clock-rate R | --clock-jump D] [--drop-from IDS] [--hold-from IDS] [flags]\n\n"+
+			"Logs in as the control account and asks one node to change its clock, its\n"+
+			"drop set (the receiving end of a one-way cut) or its hold set (the receiving\n"+
+			"end of a jam), live. Prints the node's answer\n"+
 			"once the change is in effect. The secret comes from $%s, never a flag.\n\nFlags:\n", trust.SecretEnv)
 		printFlags(fs.Output(), fs)
 	}
@@ -45,7 +47,7 @@ func runControl(args []string) int {
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	c, err := controlOf(fs.NArg(), *id, given, *rate, *jump, *dropFrom)
+	c, err := controlOf(fs.NArg(), *id, given, *rate, *jump, *dropFrom, *holdFrom)
 	if err == nil && *timeout <= 0 {
 		err = fmt.Errorf("--timeout: %v is not a positive duration", *timeout)
 	}
@@ -69,7 +71,7 @@ func runControl(args []string) int {
 }
 
 // controlOf is the request the flags ask for, or what is wrong with them.
-func controlOf(nargs, id int, given map[string]bool, rate float64, jump time.Duration, dropFrom string) (node.Control, error) {
+func controlOf(nargs, id int, given map[string]bool, rate float64, jump time.Duration, dropFrom, holdFrom string) (node.Control, error) {
 	var c node.Control
 	switch {
 	case nargs > 0:
@@ -86,22 +88,28 @@ func controlOf(nargs, id int, given map[string]bool, rate float64, jump time.Dur
 		}
 		c = node.Jump(jump)
 	}
-	if given["drop-from"] {
+	for _, set := range []struct {
+		flag, val, none string
+		dst             **[]election.NodeID
+	}{{"drop-from", dropFrom, "drop", &c.DropFrom}, {"hold-from", holdFrom, "hold", &c.HoldFrom}} {
+		if !given[set.flag] {
+			continue
+		}
 		ids := []election.NodeID{}
-		for _, f := range strings.Split(dropFrom, ",") {
+		for _, f := range strings.Split(set.val, ",") {
 			if f = strings.TrimSpace(f); f == "" {
 				continue
 			}
 			n, err := strconv.Atoi(f)
 			if err != nil || n <= 0 {
-				return c, fmt.Errorf("--drop-from: %q is not a node ID; want IDs such as 1,2 (or empty to drop nothing)", f)
+				return c, fmt.Errorf("--%s: %q is not a node ID; want IDs such as 1,2 (or empty to %s nothing)", set.flag, f, set.none)
 			}
 			ids = append(ids, election.NodeID(n))
 		}
-		c.DropFrom = &ids
+		*set.dst = &ids
 	}
-	if c.Clock == nil && c.DropFrom == nil {
-		return c, errors.New("nothing to change: give --clock-rate, --clock-jump or --drop-from")
+	if c.Clock == nil && c.DropFrom == nil && c.HoldFrom == nil {
+		return c, errors.New("nothing to change: give --clock-rate, --clock-jump, --drop-from or --hold-from")
 	}
 	if _, err := node.EncodeControl(c); err != nil {
 		return c, fmt.Errorf("%s: %v", flagOf(c), strings.TrimPrefix(err.Error(), "wire: bad-field: "))
@@ -116,6 +124,8 @@ func flagOf(c node.Control) string {
 		return "--clock-rate"
 	case c.Clock != nil:
 		return "--clock-jump"
+	case c.HoldFrom != nil && c.DropFrom == nil:
+		return "--hold-from"
 	}
 	return "--drop-from"
 }

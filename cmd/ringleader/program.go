@@ -143,10 +143,7 @@ func programFlag(cmdline string, q election.QuorumMode, n int, timeout time.Dura
 	if len(argv) == 0 {
 		return "", badFlag(stderr, sub, fmt.Errorf("--program %q: want a command line, such as --program \"python3 examples/bully-python/bully.py\"", cmdline))
 	}
-	members := make([]election.NodeID, max(n, 1))
-	for i := range members {
-		members[i] = election.NodeID(i + 1)
-	}
+	members := election.FirstIDs(max(n, 1))
 	name, err := program.Register(argv, q, members, election.Timing{}, program.Options{Timeout: timeout})
 	if err != nil {
 		fmt.Fprintf(stderr, "ringleader sim %s: --program: %v\n", sub, err)

@@ -12,11 +12,7 @@ import (
 
 // Increasing is 1, 2, …, n clockwise.
 func Increasing(n int) []election.NodeID {
-	out := make([]election.NodeID, n)
-	for i := range out {
-		out[i] = election.NodeID(i + 1)
-	}
-	return out
+	return election.FirstIDs(n)
 }
 
 // Decreasing is n, n−1, …, 1 clockwise.

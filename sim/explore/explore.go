@@ -81,9 +81,7 @@ func (o Options) withDefaults() (Options, error) {
 		if o.N < 1 {
 			return o, fmt.Errorf("explore: --n %d: need at least one node", o.N)
 		}
-		for i := 1; i <= o.N; i++ {
-			o.Members = append(o.Members, election.NodeID(i))
-		}
+		o.Members = election.FirstIDs(o.N)
 	}
 	o.N = len(o.Members)
 	alg, err := election.Lookup(o.Algorithm)
@@ -510,7 +508,7 @@ func (x *session) start(seed int64, extra history.Sink) error {
 	if extra != nil {
 		sink = history.Tee{&x.rec, extra}
 	}
-	if err := x.b.Restart(context.Background(), spec(x.o, seed), sink); err != nil {
+	if err := x.b.NewRun(context.Background(), spec(x.o, seed), sink); err != nil {
 		return err
 	}
 	x.p = harness.NewPlayer(x.b, cluster(x.o), seed)
@@ -600,7 +598,7 @@ func (x *session) runSchedule(claims []check.Name, seed int64, extra history.Sin
 			// A generated step that fails is a bug in the generator;
 			// the schedule's lines say so (FAILED) and the tests look.
 			_ = x.play(scenario.FaultStep(f))
-			if k, _ := chaos.KindOf(f.Op); k.Family == chaos.Network {
+			if k, _ := chaos.KindOf(f.Op); k.Family == chaos.FamilyNetwork {
 				netFaults = f.Op != chaos.Heal
 			}
 		}

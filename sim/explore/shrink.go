@@ -248,7 +248,7 @@ func hasNetFault(steps []scenario.Step) bool {
 			return false
 		}
 		k, _ := chaos.KindOf(st.Fault.Op)
-		return k.Family == chaos.Network
+		return k.Family == chaos.FamilyNetwork
 	})
 }
 

@@ -82,9 +82,7 @@ func build(args []string) (*Driver, error) {
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("cluster: n=%q is not a cluster size (n=5)", kv["n"])
 		}
-		for i := 1; i <= n; i++ {
-			opts.Members = append(opts.Members, election.NodeID(i))
-		}
+		opts.Members = election.FirstIDs(n)
 	}
 	if s := kv["options"]; s != "" {
 		if opts.Options, err = election.ParseOptions(s); err != nil {
