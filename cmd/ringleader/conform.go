@@ -337,33 +337,31 @@ func (r conformReport) saved(q election.QuorumMode, p check.Name) (savedSchedule
 }
 
 // shrinkViolations shrinks the first failing schedule of each violated
-// claim and saves it under dir, within shrinkTime in all.
+// claim and saves it under dir, within shrinkTime in all
+// (explore.ShrinkAndSave, as sim explore --shrink --save does).
 func shrinkViolations(modes []conformance.Mode, dir, image string, shrinkTime time.Duration, stderr io.Writer) []savedSchedule {
 	so := explore.ShrinkOptions{Deadline: time.Now().Add(shrinkTime),
 		Progress: func(line string) { fmt.Fprintf(stderr, "shrink: %s\n", line) }}
 	var out []savedSchedule
 	for _, m := range modes {
+		eo := m.Explore
+		eo.Image = image
+		var jobs []explore.Job
 		for _, c := range m.Claims {
 			if c.Holds || c.FirstSchedule == nil || m.Explored == nil {
 				continue
 			}
+			if sc, ok := failingSchedule(*m.Explored, c.FirstSchedule.Schedule.Index); ok {
+				jobs = append(jobs, explore.Job{Schedule: sc, Checker: c.Property})
+			} // else kept in the report only (past explore.Options.Keep)
+		}
+		for _, r := range explore.ShrinkAndSave(eo, jobs, so, dir) {
 			s := savedSchedule{Quorum: m.Quorum}
-			s.Seed, s.Checker = c.FirstSchedule.Schedule.Seed, c.Property
-			sc, ok := failingSchedule(*m.Explored, c.FirstSchedule.Schedule.Index)
-			if !ok {
-				continue // kept in the report only (past explore.Options.Keep)
-			}
-			eo := m.Explore
-			eo.Image = image
-			sh, err := explore.Shrink(eo, sc, c.Property, so)
-			if err == nil {
-				sh.File, err = explore.Save(eo, sh, dir)
-			}
-			if err != nil {
-				fmt.Fprintf(stderr, "shrink: %v\n", err)
-				s.Error = err.Error()
+			if r.Err != nil {
+				fmt.Fprintf(stderr, "shrink: %v\n", r.Err)
+				s.Seed, s.Checker, s.Error = r.Job.Schedule.Seed, r.Job.Checker, r.Err.Error()
 			} else {
-				s.Shrunk = sh
+				s.Shrunk = r.Shrunk
 			}
 			out = append(out, s)
 		}

@@ -476,33 +476,30 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 }
 
 // shrinkAndSave shrinks the failures of res, with progress on stderr, and
-// saves each shrunk schedule under dir when dir is set. A schedule that
-// cannot be saved is reported and the others still are; the status is
-// then 1.
+// saves each shrunk schedule under dir when dir is set (explore.ShrinkAndSave).
+// A schedule that cannot be shrunk or saved is reported and the others
+// still are; one that could not be saved makes the status 1.
 func shrinkAndSave(opts explore.Options, res explore.Result, max int, so explore.ShrinkOptions, dir string, stderr io.Writer) ([]explore.Shrunk, int) {
 	if res.FailedSchedules+len(res.SplitBrain) == 0 {
 		fmt.Fprintf(stderr, "explore: nothing to shrink: no schedule failed\n")
 		return nil, 0
 	}
 	so.Progress = func(line string) { fmt.Fprintf(stderr, "shrink: %s\n", line) }
-	shrunk, errs := explore.ShrinkFailures(opts, res, max, so)
-	for _, err := range errs {
-		fmt.Fprintf(stderr, "shrink: %v\n", err)
-	}
+	var shrunk []explore.Shrunk
 	status := 0
-	for i := range shrunk {
-		fmt.Fprintf(stderr, "shrink: seed %d (%s): %d steps → %d (%d fault steps) after %d tries\n",
-			shrunk[i].Seed, shrunk[i].Checker, shrunk[i].From, shrunk[i].StepCount, shrunk[i].FaultSteps, shrunk[i].Tried)
-		if dir == "" {
+	for _, s := range explore.ShrinkAndSave(opts, explore.FailureJobs(res, max), so, dir) {
+		switch {
+		case s.Err != nil && s.Shrunk.StepCount == 0:
+			fmt.Fprintf(stderr, "shrink: %v\n", s.Err) // not shrunk
 			continue
-		}
-		path, err := explore.Save(opts, shrunk[i], dir)
-		if err != nil {
-			fmt.Fprintf(stderr, "ringleader sim explore: %v\n", err)
+		case s.Err != nil:
+			fmt.Fprintf(stderr, "ringleader sim explore: %v\n", s.Err) // shrunk, not saved
 			status = 1
-			continue
 		}
-		shrunk[i].File = path
+		sh := s.Shrunk
+		fmt.Fprintf(stderr, "shrink: seed %d (%s): %d steps → %d (%d fault steps) after %d tries\n",
+			sh.Seed, sh.Checker, sh.From, sh.StepCount, sh.FaultSteps, sh.Tried)
+		shrunk = append(shrunk, sh)
 	}
 	return shrunk, status
 }

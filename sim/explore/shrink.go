@@ -130,37 +130,66 @@ func Shrink(o Options, sc Schedule, checker check.Name, so ShrinkOptions) (Shrun
 	return out, nil
 }
 
-// ShrinkFailures shrinks up to max schedules of r, an exploration with
-// options o: the failing ones first (by their first failed checker), then
-// the split-brain ones of an algorithm that does not claim no-split-brain.
-// Each shrink gets so; a schedule that cannot be shrunk is reported in the
-// errors and skipped.
-func ShrinkFailures(o Options, r Result, max int, so ShrinkOptions) ([]Shrunk, []error) {
-	type job struct {
-		sc      Schedule
-		checker check.Name
-	}
-	var jobs []job
+// Job is a failing schedule to shrink while Checker still fails on it.
+type Job struct {
+	Schedule Schedule
+	Checker  check.Name
+}
+
+// FailureJobs are the jobs of r, an exploration's result, at most max:
+// the failing schedules first (each by its first failed checker), then
+// the split-brain ones of an algorithm that does not claim
+// no-split-brain.
+func FailureJobs(r Result, max int) []Job {
+	var jobs []Job
 	for _, sc := range r.Failing {
-		jobs = append(jobs, job{sc, sc.Failed[0]})
+		jobs = append(jobs, Job{sc, sc.Failed[0]})
 	}
 	for _, sc := range r.SplitBrain {
-		jobs = append(jobs, job{sc, check.NoSplitBrain})
+		jobs = append(jobs, Job{sc, check.NoSplitBrain})
 	}
+	return jobs[:min(len(jobs), max)]
+}
+
+// ShrinkFailures shrinks up to max schedules of r (FailureJobs), an
+// exploration with options o, each with so; a schedule that cannot be
+// shrunk is reported in the errors and skipped.
+func ShrinkFailures(o Options, r Result, max int, so ShrinkOptions) ([]Shrunk, []error) {
 	var out []Shrunk
 	var errs []error
-	for i, j := range jobs {
-		if i >= max {
-			break
-		}
-		sh, err := Shrink(o, j.sc, j.checker, so)
-		if err != nil {
-			errs = append(errs, err)
+	for _, s := range ShrinkAndSave(o, FailureJobs(r, max), so, "") {
+		if s.Err != nil {
+			errs = append(errs, s.Err)
 			continue
 		}
-		out = append(out, sh)
+		out = append(out, s.Shrunk)
 	}
 	return out, errs
+}
+
+// Saved is what became of one job: its shrunk schedule (File set when it
+// was saved), or why it could not be shrunk or saved.
+type Saved struct {
+	Job    Job
+	Shrunk Shrunk
+	Err    error
+}
+
+// ShrinkAndSave shrinks each job with so and, when dir is not empty,
+// saves it there (Save): the one loop behind sim explore --shrink --save
+// and conform --save. Every job has its outcome; one that fails does not
+// stop the others.
+func ShrinkAndSave(o Options, jobs []Job, so ShrinkOptions, dir string) []Saved {
+	out := make([]Saved, 0, len(jobs))
+	for _, j := range jobs {
+		s := Saved{Job: j}
+		s.Shrunk, s.Err = Shrink(o, j.Schedule, j.Checker, so)
+		if s.Err == nil && dir != "" {
+			s.Shrunk.File, s.Err = Save(o, s.Shrunk, dir)
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // spent reports whether the reductions must stop: the budget is used up,

@@ -232,3 +232,26 @@ func TestASavedFileIsNamedWithinTheScenarioNameRules(t *testing.T) {
 		t.Errorf("a short name is kept as it is: got %q", got)
 	}
 }
+
+// TestShrinkAndSaveGivesEveryJobItsOutcome: the one shrink-and-save loop
+// saves each job that shrinks as a scenario file and says why of each
+// that does not, without stopping at it.
+func TestShrinkAndSaveGivesEveryJobItsOutcome(t *testing.T) {
+	o, sc := splitBrainSchedule(t)
+	calm := sc
+	calm.Steps, calm.Resolved = []scenario.Step{scenario.WaitStep(check.DefaultLivenessBound(election.Timing{}))}, nil
+	dir := t.TempDir()
+	got := ShrinkAndSave(o, []Job{{calm, check.NoSplitBrain}, {sc, check.NoSplitBrain}}, ShrinkOptions{}, dir)
+	if len(got) != 2 {
+		t.Fatalf("%d outcomes for 2 jobs", len(got))
+	}
+	if got[0].Err == nil || !strings.Contains(got[0].Err.Error(), "does not fail") {
+		t.Errorf("the calm schedule: %v, want it not shrunk, saying why", got[0].Err)
+	}
+	if got[1].Err != nil || filepath.Dir(got[1].Shrunk.File) != dir {
+		t.Fatalf("the split-brain schedule: %v, saved as %q; want it shrunk and saved in %s", got[1].Err, got[1].Shrunk.File, dir)
+	}
+	if _, err := scenario.Load(got[1].Shrunk.File); err != nil {
+		t.Errorf("the saved file does not load: %v", err)
+	}
+}
