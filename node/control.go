@@ -154,10 +154,7 @@ func DecodeControl(data []byte, self election.NodeID, members []election.NodeID)
 	if err := c.check(); err != nil {
 		return Control{}, err
 	}
-	for _, set := range []struct {
-		key string
-		ids *[]election.NodeID
-	}{{"drop_from", c.DropFrom}, {"hold_from", c.HoldFrom}} {
+	for _, set := range c.peerSets() {
 		if set.ids == nil {
 			continue
 		}
@@ -171,6 +168,18 @@ func DecodeControl(data []byte, self election.NodeID, members []election.NodeID)
 		}
 	}
 	return c, nil
+}
+
+// peerSet is one of a request's sets of peers, by its JSON key.
+type peerSet struct {
+	key string
+	ids *[]election.NodeID
+}
+
+// peerSets are the request's sets of peers (nil when not given), which
+// every node checks alike.
+func (c Control) peerSets() []peerSet {
+	return []peerSet{{"drop_from", c.DropFrom}, {"hold_from", c.HoldFrom}}
 }
 
 // check is what any node refuses, whatever its membership.
@@ -195,10 +204,7 @@ func (c Control) check() error {
 			}
 		}
 	}
-	for _, set := range []struct {
-		key string
-		ids *[]election.NodeID
-	}{{"drop_from", c.DropFrom}, {"hold_from", c.HoldFrom}} {
+	for _, set := range c.peerSets() {
 		if set.ids == nil {
 			continue
 		}

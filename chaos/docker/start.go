@@ -288,42 +288,52 @@ func (b *Backend) startNode(ctx, followCtx context.Context, nw *testcontainers.D
 				// contract says (the volume).
 				hc.ReadonlyRootfs = true
 				hardenNode(hc)
-				// A named volume carrying the run's labels rather
-				// than the anonymous one the image's VOLUME would
-				// make: it survives kill and restart like that one,
-				// and clean-up by label finds it after a crash.
-				hc.Mounts = append(hc.Mounts, mount.Mount{
-					Type:          mount.TypeVolume,
-					Source:        name + "-state",
-					Target:        stateDir,
-					VolumeOptions: &mount.VolumeOptions{Labels: labels(b.run, RoleNode)},
-				})
+				// Rather than the anonymous volume the image's
+				// VOLUME would make.
+				hc.Mounts = append(hc.Mounts, b.runVolume(name+"-state", stateDir))
 			},
 		},
 		Started: true,
 	}
 	c, err := testcontainers.GenericContainer(ctx, req)
-	// A failed start can still leave a container; keep it for Close.
-	var dc *testcontainers.DockerContainer
-	if c != nil {
-		dc, _ = c.(*testcontainers.DockerContainer)
-	}
-	if dc != nil {
-		n := newNode(id, name, dc.GetContainerID(), dc)
-		b.mu.Lock()
-		b.nodes[id] = n
-		// A node that started is, to the world, one that booted.
-		b.adoptProcessLocked(id, err == nil, false)
-		b.notifyLocked()
-		b.mu.Unlock()
-		b.followers.Add(1)
-		go b.follow(followCtx, n)
-	}
+	b.adopt(c, err == nil, id, name, nil, func(n *node) { go b.follow(followCtx, n) })
 	if err != nil {
 		return fmt.Errorf("docker: run %s: start node %d (%s): %w", b.run, id, name, err)
 	}
 	b.logf("node %d: container %s started in %v", id, name, time.Since(t0).Round(time.Millisecond))
 	return nil
+}
+
+// runVolume is a named volume carrying the run's labels, mounted at
+// target: it survives kill and restart, and clean-up by label finds it
+// after a crash.
+func (b *Backend) runVolume(name, target string) mount.Mount {
+	return mount.Mount{
+		Type: mount.TypeVolume, Source: name, Target: target,
+		VolumeOptions: &mount.VolumeOptions{Labels: labels(b.run, RoleNode)},
+	}
+}
+
+// adopt keeps the container a start returned as node id (a failed start
+// can still leave one, which Close must find): prepare, when set, fills
+// in the node before anyone sees it, and watch starts its follower (one
+// of b.followers). A node that started is, to the world, one that booted.
+func (b *Backend) adopt(c testcontainers.Container, started bool, id election.NodeID, name string, prepare, watch func(*node)) {
+	dc, _ := c.(*testcontainers.DockerContainer)
+	if dc == nil {
+		return
+	}
+	n := newNode(id, name, dc.GetContainerID(), dc)
+	if prepare != nil {
+		prepare(n)
+	}
+	b.mu.Lock()
+	b.nodes[id] = n
+	b.adoptProcessLocked(id, started, false)
+	b.notifyLocked()
+	b.mu.Unlock()
+	b.followers.Add(1)
+	watch(n)
 }
 
 // refreshIPs reads every running node's address on the run network. It

@@ -16,7 +16,6 @@ import (
 
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/api/types/container"
-	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
@@ -128,36 +127,17 @@ func (b *Backend) startSystemMember(ctx, followCtx context.Context, nw *testcont
 				hardenNode(hc)
 				hc.Memory = int64(sys.MemoryMiB) << 20
 				if sys.DataDir != "" {
-					// The member's state, kept across kill and
-					// restart, labelled for clean-up by run.
-					hc.Mounts = append(hc.Mounts, mount.Mount{
-						Type:          mount.TypeVolume,
-						Source:        name + "-data",
-						Target:        sys.DataDir,
-						VolumeOptions: &mount.VolumeOptions{Labels: labels(b.run, RoleNode)},
-					})
+					// The member's state, kept across kill and restart.
+					hc.Mounts = append(hc.Mounts, b.runVolume(name+"-data", sys.DataDir))
 				}
 			},
 		},
 		Started: true,
 	}
 	c, err := testcontainers.GenericContainer(ctx, req)
-	var dc *testcontainers.DockerContainer
-	if c != nil {
-		dc, _ = c.(*testcontainers.DockerContainer)
-	}
-	if dc != nil {
-		n := newNode(id, name, dc.GetContainerID(), dc)
-		n.probe = &probeState{}
-		n.ip = addrs[id].String()
-		b.mu.Lock()
-		b.nodes[id] = n
-		b.adoptProcessLocked(id, err == nil, false)
-		b.notifyLocked()
-		b.mu.Unlock()
-		b.followers.Add(1)
-		go b.probeMember(followCtx, n)
-	}
+	b.adopt(c, err == nil, id, name,
+		func(n *node) { n.probe, n.ip = &probeState{}, addrs[id].String() },
+		func(n *node) { go b.probeMember(followCtx, n) })
 	if err != nil {
 		return fmt.Errorf("docker: run %s: start member %d of %s (%s): %w", b.run, id, sys.Name, name, err)
 	}
