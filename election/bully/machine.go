@@ -221,9 +221,23 @@ func (m *machine) Step(ev election.Event) []election.Effect {
 
 // --- effects -------------------------------------------------------------
 
+// effect adds an effect of kind k to m.out and returns it to be filled in
+// place: an Effect is 192 bytes, and appending one built apart copied it
+// once more, on every message and timer.
+func (m *machine) effect(k election.EffectKind) *election.Effect {
+	if n := len(m.out); n < cap(m.out) {
+		m.out = m.out[:n+1]
+	} else {
+		m.out = append(m.out, election.Effect{})
+	}
+	e := &m.out[len(m.out)-1]
+	*e = election.Effect{Kind: k}
+	return e
+}
+
 func (m *machine) send(to election.NodeID, msg election.Message) {
 	msg.From, msg.To = m.cfg.ID, to
-	m.out = append(m.out, election.Effect{Kind: election.EffectSend, Msg: msg})
+	m.effect(election.EffectSend).Msg = msg
 }
 
 func (m *machine) broadcast(msg election.Message) {
@@ -233,7 +247,8 @@ func (m *machine) broadcast(msg election.Message) {
 
 func (m *machine) setTimer(name string, after time.Duration) {
 	m.armed |= timerBit(name)
-	m.out = append(m.out, election.Effect{Kind: election.EffectSetTimer, Timer: name, After: after})
+	e := m.effect(election.EffectSetTimer)
+	e.Timer, e.After = name, after
 }
 
 // cancelTimer disarms a timer; one of the fixed names that is not armed
@@ -699,7 +714,22 @@ func (m *machine) leaveLeading() {
 	m.phase = idle
 }
 
-func leaseTimer(r uint64) string { return leasePrefix + strconv.FormatUint(r, 10) }
+// leaseTimer is round r's lease timer name. A leader names one timer per
+// heartbeat round, ten a second: the first rounds' names are made once
+// for the process (leaseNames), not once per round.
+func leaseTimer(r uint64) string {
+	if r < uint64(len(leaseNames)) {
+		return leaseNames[r]
+	}
+	return leasePrefix + strconv.FormatUint(r, 10)
+}
+
+var leaseNames = func() (names [1024]string) {
+	for r := range names {
+		names[r] = leasePrefix + strconv.Itoa(r)
+	}
+	return names
+}()
 
 // --- plain ---------------------------------------------------------------
 
