@@ -759,7 +759,10 @@ func (s *Sim) step(n *node, ev election.Event) {
 				if to == n.id {
 					continue
 				}
-				m := e.Msg.Clone()
+				m := e.Msg // Clone's two calls only when there is something to copy
+				if m.Members != nil || m.Payload != nil {
+					m = e.Msg.Clone()
+				}
 				m.To = to
 				s.send(n, &m)
 			}

@@ -267,13 +267,13 @@ func (m *machine) cancelTimer(name string) {
 func timerBit(name string) uint8 {
 	switch name {
 	case timerAnswer:
-		return 1 << 0
+		return bitAnswer
 	case timerCoordinator:
-		return 1 << 1
+		return bitCoordinator
 	case timerPrevote:
-		return 1 << 2
+		return bitPrevote
 	case timerVotes:
-		return 1 << 3
+		return bitVotes
 	case timerSuspect:
 		return 1 << 4
 	case timerHeartbeat:
@@ -281,6 +281,15 @@ func timerBit(name string) uint8 {
 	}
 	return 0
 }
+
+const (
+	bitAnswer uint8 = 1 << iota
+	bitCoordinator
+	bitPrevote
+	bitVotes
+	// electionTimers are the timers of a node running for leader.
+	electionTimers = bitAnswer | bitCoordinator | bitPrevote | bitVotes
+)
 
 func (m *machine) persist() {
 	m.out = append(m.out, election.Effect{Kind: election.EffectPersist, Durable: &election.Durable{
@@ -1110,10 +1119,12 @@ func (m *machine) quorumClaim(s election.NodeID, e, r uint64) {
 		return // cannot happen: one winner per epoch
 	}
 	m.leaveLeading()
-	m.cancelTimer(timerAnswer)
-	m.cancelTimer(timerPrevote)
-	m.cancelTimer(timerVotes)
-	m.cancelTimer(timerCoordinator)
+	if m.armed&electionTimers != 0 { // a follower at each heartbeat has none
+		m.cancelTimer(timerAnswer)
+		m.cancelTimer(timerPrevote)
+		m.cancelTimer(timerVotes)
+		m.cancelTimer(timerCoordinator)
+	}
 	m.votes.clear()
 	m.grants.clear()
 	m.noMajority = false
