@@ -61,6 +61,7 @@ Flags:
 
 const simExploreUsage = `Usage: ringleader sim explore --algorithm A --n N --schedules K --seed S [--quorum majority] [--option NAME=VALUE]... [--kinds K,...] [--json] [--shrink [--save DIR]]
        ringleader sim explore --program "COMMAND ARGS" [--image IMAGE] ... (a program of your own: docs/protocol.md)
+       ringleader sim explore --merge [--json] SHARD.json... (the --json results of every --shard i/n of one exploration)
 
 K random fault schedules (crashes, pauses, partitions, one-way and
 non-transitive cuts, loss, delay), each ending with a heal and a quiet
