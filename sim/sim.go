@@ -116,6 +116,12 @@ type node struct {
 	// routesLost lists the peers (indices) whose routes to this node timed
 	// out while it was paused: it hears of each when it thaws (hints.go).
 	routesLost []int32
+	// rnd is every boot's Config.Rand, over pcg reseeded for the boot
+	// (build): the stream election.Seed.Rand would give, without two
+	// allocations per boot. A boot's machine is dropped before the next
+	// boot's draws.
+	pcg rand.PCG
+	rnd *rand.Rand
 }
 
 // armed lists a node's timers by name: the armed ones, and disarmed ones
@@ -359,7 +365,7 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	s.crashes = nil
 	for _, n := range s.nodes {
 		s.release(n) // before its machine is forgotten
-		*n = node{id: n.id, idx: n.idx, timers: n.timers[:0], held: emptied(n.held)}
+		*n = node{id: n.id, idx: n.idx, timers: n.timers[:0], held: emptied(n.held), rnd: n.rnd}
 		if err := s.build(n); err != nil {
 			return err
 		}
@@ -399,6 +405,10 @@ func (s *Sim) build(n *node) error {
 	s.release(n)
 	n.boot++
 	seed := election.Seed{uint64(s.opts.Seed), uint64(n.id)<<24 | uint64(n.boot)}
+	n.pcg.Seed(seed[0], seed[1])
+	if n.rnd == nil {
+		n.rnd = rand.New(&n.pcg)
+	}
 	cfg := election.Config{
 		ID:         n.id,
 		Members:    s.opts.Members, // shared: machines must not modify it
@@ -406,7 +416,7 @@ func (s *Sim) build(n *node) error {
 		Quorum:     s.opts.Quorum,
 		Options:    s.opts.Options,
 		Timing:     s.timing,
-		Rand:       seed.Rand(),
+		Rand:       n.rnd, // seed.Rand()'s stream
 		Seed:       seed,
 		Durable:    n.durable,
 		Replay:     true,
