@@ -493,8 +493,8 @@ func (s *Sim) View(id election.NodeID) election.View { return s.state.Views[id] 
 // RunFor processes every event up to now+d and leaves the clock at now+d.
 func (s *Sim) RunFor(d time.Duration) {
 	end := s.now + d
-	for s.queue.len() > 0 && s.queue.next() <= end {
-		s.process(s.queue.pop())
+	for e := s.queue.popDue(end); e != nil; e = s.queue.popDue(end) {
+		s.process(e)
 	}
 	s.now = end
 }
@@ -509,8 +509,8 @@ func (s *Sim) RunUntil(d time.Duration, cond func(chaos.State) bool) bool {
 		return true
 	}
 	s.stateChanged = false
-	for s.queue.len() > 0 && s.queue.next() <= end {
-		s.process(s.queue.pop())
+	for e := s.queue.popDue(end); e != nil; e = s.queue.popDue(end) {
+		s.process(e)
 		if s.stateChanged {
 			s.stateChanged = false
 			if cond(s.state) {
