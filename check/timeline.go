@@ -648,7 +648,7 @@ type Component struct {
 // is a connected set of such links. Components are sorted by their smallest
 // ID.
 func Components(s chaos.State, members []election.NodeID) []Component {
-	var live []election.NodeID
+	live := make([]election.NodeID, 0, len(members)) // one allocation, not one per doubling
 	for _, m := range members {
 		if s.Live(m) {
 			live = append(live, m)

@@ -147,6 +147,24 @@ func (q *eventQueue) place(at time.Duration, seq uint64) *event {
 	return &q.slab[slot]
 }
 
+// popDue is pop when the earliest event is due no later than end, else
+// nil: the simulator's run loops asked len, next and pop in turn, and each
+// compared the lane's head with the heap's.
+func (q *eventQueue) popDue(end time.Duration) *event {
+	lane := q.head < len(q.lane)
+	if lane && (len(q.heap) == 0 || less(qkey{at: q.lane[q.head].at, seq: q.lane[q.head].seq}, q.heap[0])) {
+		if l := &q.lane[q.head]; l.at <= end {
+			q.head++
+			return l
+		}
+		return nil
+	}
+	if len(q.heap) == 0 || q.heap[0].at > end {
+		return nil
+	}
+	return q.popHeap()
+}
+
 // pop removes the earliest event and returns it in place, without a copy
 // (an event is 168 bytes, and popping was a tenth of the explorer's time):
 // the pointer is valid until the next push, which may reuse its slot. The
@@ -160,6 +178,11 @@ func (q *eventQueue) pop() *event {
 			return l
 		}
 	}
+	return q.popHeap()
+}
+
+// popHeap removes the heap's earliest event and returns it in place.
+func (q *eventQueue) popHeap() *event {
 	h := q.heap
 	top := h[0]
 	last := h[len(h)-1]

@@ -29,10 +29,21 @@ func TestQueuePopsInTimeThenScheduleOrder(t *testing.T) {
 			}
 			want = append(want, e)
 		case 2:
-			if q.len() > 0 {
-				if q.next() < now {
-					t.Fatalf("next %v before now %v", q.next(), now)
+			if q.len() > 0 && q.next() < now {
+				t.Fatalf("next %v before now %v", q.next(), now)
+			}
+			if r.IntN(2) == 0 { // popDue: the least event when it is due by end
+				end := now + time.Duration(r.IntN(3))*time.Millisecond
+				due := q.len() > 0 && q.next() <= end
+				e := q.popDue(end)
+				if (e != nil) != due {
+					t.Fatalf("popDue(%v) = %v with an event due: %v", end, e, due)
 				}
+				if e != nil {
+					now = e.at
+					got = append(got, *e)
+				}
+			} else if q.len() > 0 {
 				e := *q.pop()
 				now = e.at
 				got = append(got, e)

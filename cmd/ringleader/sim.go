@@ -61,6 +61,7 @@ Flags:
 
 const simExploreUsage = `Usage: ringleader sim explore --algorithm A --n N --schedules K --seed S [--quorum majority] [--option NAME=VALUE]... [--kinds K,...] [--json] [--shrink [--save DIR]]
        ringleader sim explore --program "COMMAND ARGS" [--image IMAGE] ... (a program of your own: docs/protocol.md)
+       ringleader sim explore --merge [--json] SHARD.json... (the --json results of every --shard i/n of one exploration)
 
 K random fault schedules (crashes, pauses, partitions, one-way and
 non-transitive cuts, loss, delay), each ending with a heal and a quiet
@@ -342,6 +343,9 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	faults := fs.Int("faults", 12, "at most this many faults per schedule")
 	kindList := fs.String("kinds", "", "comma-separated fault kinds to draw (default all: "+strings.Join(explore.Kinds, ",")+")")
 	workers := fs.Int("workers", 0, "schedules run in parallel (0: one per CPU); results do not depend on it")
+	shardFlag := fs.String("shard", "", "run only shard i/n of the schedules (schedule k when k mod n = i), for --merge; with --json")
+	processes := fs.Int("processes", 1, "run the schedules in this many processes of this program, --workers shared among them, and merge their results (raft's library runs one machine at a time per process)")
+	merge := fs.Bool("merge", false, "merge the --json results of every --shard of one exploration, given as files, into one summary")
 	hist := fs.String("history", "", "with --schedules 1: write the schedule's full history (JSON lines) to this file")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	shrink := fs.Bool("shrink", false, "minimise each failing (and split-brain) schedule while the same checker still fails")
@@ -353,8 +357,15 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	if status, done := parseFlagsTo(fs, args, stderr); done {
 		return status
 	}
+	if *merge {
+		return mergeExplore(fs, *asJSON, stdout, stderr)
+	}
 	if fs.NArg() > 0 {
 		return badFlag(stderr, "explore", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	shard, err := shardFlags(*shardFlag, *processes, *shrink, *hist, *asJSON)
+	if err != nil {
+		return badFlag(stderr, "explore", err)
 	}
 	switch {
 	case *save != "" && !*shrink:
@@ -409,7 +420,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	opts := explore.Options{
 		Algorithm: alg.Name, N: *n, Quorum: q, Options: algOpts, Schedules: *schedules, Seed: *seed,
-		MaxFaults: *faults, Workers: *workers, Image: *image,
+		MaxFaults: *faults, Workers: *workers, Image: *image, Shard: shard,
 	}
 	if *kindList != "" {
 		opts.Kinds = strings.Split(*kindList, ",")
@@ -432,6 +443,9 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	if *hist != "" {
 		return exploreOne(opts, *hist, *asJSON, stdout, stderr)
 	}
+	if *processes > 1 {
+		return exploreInProcesses(args, *processes, *workers, *asJSON, stdout, stderr)
+	}
 
 	start := time.Now()
 	// Progress on stderr whatever the size: one schedule of a large
@@ -452,16 +466,28 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 		so := explore.ShrinkOptions{Seeds: *shrinkSeeds, Budget: *shrinkBudget, Deadline: time.Now().Add(*shrinkTime)}
 		shrunk, status = shrinkAndSave(opts, res, *shrinkMax, so, *save, stderr)
 	}
-	if *asJSON {
-		out := struct {
-			explore.Result
-			Seconds            float64          `json:"seconds"`
-			SchedulesPerSecond float64          `json:"schedules_per_second"`
-			SimulatedPerSecond float64          `json:"simulated_per_second"`
-			Shrunk             []explore.Shrunk `json:"shrunk,omitempty"`
-		}{res, elapsed.Seconds(), float64(res.Schedules) / elapsed.Seconds(), res.SimulatedSeconds / elapsed.Seconds(), shrunk}
-		enc := json.NewEncoder(stdout)
-		if err := enc.Encode(out); err != nil {
+	if printed := printExploreResult(res, elapsed, shrunk, *asJSON, stdout, stderr); printed != 0 || status != 0 {
+		return 1
+	}
+	return 0
+}
+
+// exploreJSON is what sim explore --json prints.
+type exploreJSON struct {
+	explore.Result
+	Seconds            float64          `json:"seconds"`
+	SchedulesPerSecond float64          `json:"schedules_per_second"`
+	SimulatedPerSecond float64          `json:"simulated_per_second"`
+	Shrunk             []explore.Shrunk `json:"shrunk,omitempty"`
+}
+
+// printExploreResult prints res as text or JSON and returns the exit
+// status it calls for: 1 when a claimed property failed or the output
+// could not be written.
+func printExploreResult(res explore.Result, elapsed time.Duration, shrunk []explore.Shrunk, asJSON bool, stdout, stderr io.Writer) int {
+	if asJSON {
+		out := exploreJSON{res, elapsed.Seconds(), float64(res.Schedules) / elapsed.Seconds(), res.SimulatedSeconds / elapsed.Seconds(), shrunk}
+		if err := json.NewEncoder(stdout).Encode(out); err != nil {
 			fmt.Fprintf(stderr, "ringleader sim explore: %v\n", err)
 			return 1
 		}
@@ -469,7 +495,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 		printExplore(stdout, res, elapsed)
 		printShrunk(stdout, shrunk)
 	}
-	if res.Failed() || status != 0 {
+	if res.Failed() {
 		return 1
 	}
 	return 0

@@ -190,7 +190,7 @@ func (m *machine) Step(ev election.Event) []election.Effect {
 	case election.EventStart:
 		m.start()
 	case election.EventReceive:
-		m.receive(ev.Msg)
+		m.receive(&ev.Msg) // by pointer: a Message is 120 bytes, read, never kept
 	case election.EventTimer:
 		m.armed &^= timerBit(ev.Timer) // a timer that fired is no longer armed
 		m.timer(ev.Timer)
@@ -221,9 +221,23 @@ func (m *machine) Step(ev election.Event) []election.Effect {
 
 // --- effects -------------------------------------------------------------
 
+// effect adds an effect of kind k to m.out and returns it to be filled in
+// place: an Effect is 192 bytes, and appending one built apart copied it
+// once more, on every message and timer.
+func (m *machine) effect(k election.EffectKind) *election.Effect {
+	if n := len(m.out); n < cap(m.out) {
+		m.out = m.out[:n+1]
+	} else {
+		m.out = append(m.out, election.Effect{})
+	}
+	e := &m.out[len(m.out)-1]
+	*e = election.Effect{Kind: k}
+	return e
+}
+
 func (m *machine) send(to election.NodeID, msg election.Message) {
 	msg.From, msg.To = m.cfg.ID, to
-	m.out = append(m.out, election.Effect{Kind: election.EffectSend, Msg: msg})
+	m.effect(election.EffectSend).Msg = msg
 }
 
 func (m *machine) broadcast(msg election.Message) {
@@ -233,7 +247,8 @@ func (m *machine) broadcast(msg election.Message) {
 
 func (m *machine) setTimer(name string, after time.Duration) {
 	m.armed |= timerBit(name)
-	m.out = append(m.out, election.Effect{Kind: election.EffectSetTimer, Timer: name, After: after})
+	e := m.effect(election.EffectSetTimer)
+	e.Timer, e.After = name, after
 }
 
 // cancelTimer disarms a timer; one of the fixed names that is not armed
@@ -252,13 +267,13 @@ func (m *machine) cancelTimer(name string) {
 func timerBit(name string) uint8 {
 	switch name {
 	case timerAnswer:
-		return 1 << 0
+		return bitAnswer
 	case timerCoordinator:
-		return 1 << 1
+		return bitCoordinator
 	case timerPrevote:
-		return 1 << 2
+		return bitPrevote
 	case timerVotes:
-		return 1 << 3
+		return bitVotes
 	case timerSuspect:
 		return 1 << 4
 	case timerHeartbeat:
@@ -266,6 +281,15 @@ func timerBit(name string) uint8 {
 	}
 	return 0
 }
+
+const (
+	bitAnswer uint8 = 1 << iota
+	bitCoordinator
+	bitPrevote
+	bitVotes
+	// electionTimers are the timers of a node running for leader.
+	electionTimers = bitAnswer | bitCoordinator | bitPrevote | bitVotes
+)
 
 func (m *machine) persist() {
 	m.out = append(m.out, election.Effect{Kind: election.EffectPersist, Durable: &election.Durable{
@@ -494,7 +518,7 @@ func (m *machine) peerDown(p election.NodeID) {
 	}
 }
 
-func (m *machine) receive(msg election.Message) {
+func (m *machine) receive(msg *election.Message) {
 	s := msg.From
 	i := m.cfg.Index(s)
 	if s == m.cfg.ID || s <= 0 || i < 0 {
@@ -526,12 +550,12 @@ func (m *machine) receive(msg election.Message) {
 // proposal reports whether msg carries an epoch nobody has committed to: a
 // PREVOTE's, or a granting PREVOTE_ACK's (which echoes it). Taking it as
 // seen would let pre-votes raise epochs after all.
-func proposal(msg election.Message) bool {
+func proposal(msg *election.Message) bool {
 	return msg.Type == TypePrevote || (msg.Type == TypePrevoteAck && msg.Candidate != election.None)
 }
 
 // handle acts on a message from the peer s, by type.
-func (m *machine) handle(s election.NodeID, msg election.Message) {
+func (m *machine) handle(s election.NodeID, msg *election.Message) {
 	switch msg.Type {
 	case TypeElection:
 		if m.quorum {
@@ -699,7 +723,22 @@ func (m *machine) leaveLeading() {
 	m.phase = idle
 }
 
-func leaseTimer(r uint64) string { return leasePrefix + strconv.FormatUint(r, 10) }
+// leaseTimer is round r's lease timer name. A leader names one timer per
+// heartbeat round, ten a second: the first rounds' names are made once
+// for the process (leaseNames), not once per round.
+func leaseTimer(r uint64) string {
+	if r < uint64(len(leaseNames)) {
+		return leaseNames[r]
+	}
+	return leasePrefix + strconv.FormatUint(r, 10)
+}
+
+var leaseNames = func() (names [1024]string) {
+	for r := range names {
+		names[r] = leasePrefix + strconv.Itoa(r)
+	}
+	return names
+}()
 
 // --- plain ---------------------------------------------------------------
 
@@ -1080,10 +1119,12 @@ func (m *machine) quorumClaim(s election.NodeID, e, r uint64) {
 		return // cannot happen: one winner per epoch
 	}
 	m.leaveLeading()
-	m.cancelTimer(timerAnswer)
-	m.cancelTimer(timerPrevote)
-	m.cancelTimer(timerVotes)
-	m.cancelTimer(timerCoordinator)
+	if m.armed&electionTimers != 0 { // a follower at each heartbeat has none
+		m.cancelTimer(timerAnswer)
+		m.cancelTimer(timerPrevote)
+		m.cancelTimer(timerVotes)
+		m.cancelTimer(timerCoordinator)
+	}
 	m.votes.clear()
 	m.grants.clear()
 	m.noMajority = false

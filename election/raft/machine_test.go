@@ -87,6 +87,10 @@ func TestDurableBlobStaysBounded(t *testing.T) {
 	if len(r.ents) > 3*keepEntries || r.snap.GetMetadata().GetIndex() < 200 {
 		t.Fatalf("after 300 terms: %d entries after snapshot index %d (%d bytes): the log is not compacted", len(r.ents), r.snap.GetMetadata().GetIndex(), len(d.Blob))
 	}
+	// compact reads the snapshot's index as the first index less one.
+	if len(r.ents) > 0 && r.ents[0].GetIndex() != r.snap.GetMetadata().GetIndex()+1 {
+		t.Fatalf("first entry %d does not follow snapshot index %d", r.ents[0].GetIndex(), r.snap.GetMetadata().GetIndex())
+	}
 }
 
 // TestCorruptDurableRefused: state raft would panic on is an error from

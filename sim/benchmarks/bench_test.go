@@ -95,3 +95,21 @@ func BenchmarkExploreBully5(b *testing.B) {
 	// Schedules per CPU-second: what one idle core would give.
 	b.ReportMetric(float64(per*b.N)/(cpuTime()-c0).Seconds(), "schedules/cpu-s")
 }
+
+// BenchmarkExploreRaft5 is the explorer's throughput on 5-node raft (its
+// default options: pre-vote and check-quorum), on one worker: the
+// workers of one process take turns inside raft's library (election/raft,
+// determinism.go), so one worker is what a process gives; `sim explore
+// --processes` runs more. Goal: 500 schedules per CPU-second, so that two
+// processes on two cores make 1,000 a second.
+func BenchmarkExploreRaft5(b *testing.B) {
+	const per = 100
+	start, c0 := time.Now(), cpuTime()
+	for i := 0; i < b.N; i++ {
+		if _, err := explore.Run(explore.Options{Algorithm: "raft", N: 5, Schedules: per, Seed: int64(i + 1), Workers: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(per*b.N)/time.Since(start).Seconds(), "schedules/s")
+	b.ReportMetric(float64(per*b.N)/(cpuTime()-c0).Seconds(), "schedules/cpu-s")
+}

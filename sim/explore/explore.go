@@ -71,6 +71,9 @@ type Options struct {
 	// Keep is how many failing (and split-brain) schedules to report in
 	// full; zero: 20. Counts always cover every schedule.
 	Keep int
+	// Shard, when set, plays only this shard's part of the Schedules
+	// (shard.go); the Result covers that part, for Merge.
+	Shard Shard
 	// Progress, when set, is called after each finished schedule with the
 	// number done so far (from one goroutine at a time).
 	Progress func(done int)
@@ -106,6 +109,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Keep <= 0 {
 		o.Keep = 20
+	}
+	if err := o.Shard.validate(); err != nil {
+		return o, fmt.Errorf("explore: %w", err)
 	}
 	if len(o.Kinds) > 0 {
 		for _, k := range o.Kinds {
@@ -197,9 +203,15 @@ type Result struct {
 	N         int    `json:"n"`
 	Quorum    string `json:"quorum"`
 	// Options are the algorithm's options the schedules ran with.
-	Options   election.Options `json:"options,omitempty"`
-	Seed      int64            `json:"seed"`
-	Schedules int              `json:"schedules"`
+	Options election.Options `json:"options,omitempty"`
+	Seed    int64            `json:"seed"`
+	// Schedules is how many schedules this result judged: for a shard,
+	// its part of the exploration's Of.
+	Schedules int `json:"schedules"`
+	// Shard is "i/n" for one shard of an exploration of Of schedules
+	// (Options.Shard), empty for a whole one.
+	Shard string `json:"shard,omitempty"`
+	Of    int    `json:"of,omitempty"`
 	// Claimed are the checkers judged as pass/fail; Failures counts the
 	// schedules each failed in (every claimed checker has an entry).
 	Claimed  []check.Name       `json:"claimed"`
@@ -297,9 +309,13 @@ func Run(opts Options) (Result, error) {
 	if err := spec(opts, opts.Seed).Validate(); err != nil {
 		return Result{}, fmt.Errorf("explore: %w", err)
 	}
+	indexes := opts.Shard.indexes(opts.Schedules)
 	res := Result{
 		Algorithm: alg.Name, N: len(opts.Members), Quorum: string(opts.Quorum), Options: opts.Options, Seed: opts.Seed,
-		Schedules: opts.Schedules, Claimed: claimed(alg, opts.Quorum), Failures: map[check.Name]int{},
+		Schedules: len(indexes), Claimed: claimed(alg, opts.Quorum), Failures: map[check.Name]int{},
+	}
+	if opts.Shard.Count > 0 {
+		res.Shard, res.Of = opts.Shard.String(), opts.Schedules
 	}
 	for _, c := range res.Claimed {
 		res.Failures[c] = 0
@@ -316,7 +332,7 @@ func Run(opts Options) (Result, error) {
 		defer debug.SetGCPercent(prev)
 	}
 
-	results, err := runAll(opts, res.Claimed)
+	results, err := runAll(opts, indexes, res.Claimed)
 	if err != nil {
 		return Result{}, err
 	}
@@ -359,26 +375,26 @@ func Run(opts Options) (Result, error) {
 	return res, nil
 }
 
-// runAll plays every schedule of an exploration. Workers take indexes
-// from a channel; results are put back in index order, so the report is
-// the same whatever the parallelism. The error is the first schedule that
+// runAll plays the schedules with these indexes. Workers take them from
+// a channel; results are put back in index order, so the report is the
+// same whatever the parallelism. The error is the first schedule that
 // could not be started.
-func runAll(opts Options, claims []check.Name) ([]Schedule, error) {
-	results := make([]Schedule, opts.Schedules)
-	errs := make([]error, opts.Schedules)
+func runAll(opts Options, indexes []int, claims []check.Name) ([]Schedule, error) {
+	results := make([]Schedule, len(indexes))
+	errs := make([]error, len(indexes))
 	idx := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
-	for w := 0; w < min(opts.Workers, max(opts.Schedules, 1)); w++ {
+	for w := 0; w < min(opts.Workers, max(len(indexes), 1)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			// One simulator per worker, reset between schedules.
 			x := &session{o: opts, b: &sim.Backend{}}
 			for i := range idx {
-				sc, err := x.runSchedule(claims, ScheduleSeed(opts.Seed, i), nil)
-				sc.Index = i
+				sc, err := x.runSchedule(claims, ScheduleSeed(opts.Seed, indexes[i]), nil)
+				sc.Index = indexes[i]
 				errs[i] = err
 				if !sc.kept() {
 					x.spare = sc // its lists serve the next schedule
@@ -394,7 +410,7 @@ func runAll(opts Options, claims []check.Name) ([]Schedule, error) {
 			}
 		}()
 	}
-	for i := 0; i < opts.Schedules; i++ {
+	for i := range indexes {
 		idx <- i
 	}
 	close(idx)

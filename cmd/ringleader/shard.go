@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ringleader-dev/ringleader/sim/explore"
+)
+
+// shardFlags checks --shard and --processes against each other and the
+// flags they cannot go with, and returns the shard to run.
+func shardFlags(shard string, processes int, shrink bool, hist string, asJSON bool) (explore.Shard, error) {
+	switch {
+	case processes < 1:
+		return explore.Shard{}, fmt.Errorf("--processes %d: need at least one", processes)
+	case processes > 1 && shard != "":
+		return explore.Shard{}, fmt.Errorf("--processes and --shard both given: --processes runs every shard itself")
+	case (processes > 1 || shard != "") && (shrink || hist != ""):
+		return explore.Shard{}, fmt.Errorf("--shrink and --history play schedules in this process: not with --shard or --processes")
+	case shard != "" && !asJSON:
+		return explore.Shard{}, fmt.Errorf("--shard %s: add --json, the form --merge reads", shard)
+	case shard == "":
+		return explore.Shard{}, nil
+	}
+	return explore.ParseShard(shard)
+}
+
+// mergeExplore is sim explore --merge FILE...: each file holds the --json
+// output of one shard; the merged summary is printed as a whole run's,
+// timed by the longest shard (shards run side by side).
+func mergeExplore(fs *flag.FlagSet, asJSON bool, stdout, stderr io.Writer) int {
+	var other []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "merge" && f.Name != "json" {
+			other = append(other, "--"+f.Name)
+		}
+	})
+	switch {
+	case len(other) > 0:
+		return badFlag(stderr, "explore", fmt.Errorf("--merge takes result files and --json only, not %s", strings.Join(other, ", ")))
+	case fs.NArg() == 0:
+		return badFlag(stderr, "explore", fmt.Errorf("--merge: name the --json result of every shard"))
+	}
+	var parts []exploreJSON
+	for _, path := range fs.Args() {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "ringleader sim explore: --merge: %v\n", err)
+			return 1
+		}
+		p, err := decodeShard(b)
+		if err != nil {
+			fmt.Fprintf(stderr, "ringleader sim explore: --merge: %s: %v\n", path, err)
+			return 1
+		}
+		parts = append(parts, p)
+	}
+	return printMerged(parts, 0, asJSON, stdout, stderr)
+}
+
+// decodeShard reads one shard's --json output.
+func decodeShard(b []byte) (exploreJSON, error) {
+	var p exploreJSON
+	if err := json.Unmarshal(b, &p); err != nil {
+		return p, fmt.Errorf("not the --json output of sim explore: %w", err)
+	}
+	return p, nil
+}
+
+// printMerged merges the shards' results and prints them as one run's,
+// timed by longest (zero: the longest shard's own time).
+func printMerged(parts []exploreJSON, longest time.Duration, asJSON bool, stdout, stderr io.Writer) int {
+	results := make([]explore.Result, len(parts))
+	for i, p := range parts {
+		results[i] = p.Result
+		if longest == 0 {
+			longest = max(longest, time.Duration(p.Seconds*float64(time.Second)))
+		}
+	}
+	res, err := explore.Merge(results, 0)
+	if err != nil {
+		fmt.Fprintf(stderr, "ringleader sim explore: %v\n", err)
+		return 1
+	}
+	return printExploreResult(res, max(longest, time.Nanosecond), nil, asJSON, stdout, stderr)
+}
+
+// exploreInProcesses runs sim explore with args as n child processes of
+// this program, shard i/n each, --workers shared among them, and merges
+// their results. Each child has its own raft lock (election/raft,
+// determinism.go), so on raft the processes run side by side where the
+// workers of one process take turns.
+func exploreInProcesses(args []string, n, workers int, asJSON bool, stdout, stderr io.Writer) int {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "ringleader sim explore: --processes: %v\n", err)
+		return 1
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	base := append([]string{"sim", "explore"}, withoutFlags(args, "processes", "workers", "json")...)
+	start := time.Now()
+	parts := make([]exploreJSON, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		w := workers/n + btoi(i < workers%n) // spread the workers as evenly as they go
+		child := append(base, "--shard", fmt.Sprintf("%d/%d", i, n), "--json", "--workers", fmt.Sprint(max(w, 1)))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[i], errs[i] = runShard(self, child)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		fmt.Fprintf(stderr, "ringleader sim explore: --processes: %v\n", err)
+		return 1
+	}
+	return printMerged(parts, time.Since(start), asJSON, stdout, stderr)
+}
+
+// runShard runs one child and reads its result. Exit status 1 with a
+// result is a failing schedule, not an error.
+func runShard(self string, args []string) (exploreJSON, error) {
+	var out, errb bytes.Buffer
+	cmd := exec.Command(self, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1 && out.Len() > 0) {
+		return exploreJSON{}, fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, lastLines(errb.String(), 5))
+	}
+	p, err := decodeShard(out.Bytes())
+	if err != nil {
+		return p, fmt.Errorf("%s: %w\n%s", strings.Join(args, " "), err, lastLines(errb.String(), 5))
+	}
+	return p, nil
+}
+
+// withoutFlags is args without the named flags and their values, in either
+// spelling (--name value, --name=value; one dash or two). json is the one
+// boolean among them.
+func withoutFlags(args []string, names ...string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !strings.HasPrefix(args[i], "-") || !slices.Contains(names, name) {
+			out = append(out, args[i])
+			continue
+		}
+		if !hasValue && name != "json" {
+			i++ // the value that follows
+		}
+	}
+	return out
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// lastLines is the last n lines of s (a child's stderr, for an error).
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
