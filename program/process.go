@@ -108,26 +108,37 @@ func blockingPipe() (r, w *os.File, err error) {
 // node's crash.
 func (p *process) exchange(ev election.Event, init *Init) (Answer, error) {
 	p.seq++
-	what := describe(p.seq, ev)
 	p.req.Reset()
-	if err := encodeRequest(&p.req, &Request{V: Version, Seq: p.seq, Event: ev, Init: init}); err != nil {
-		return Answer{}, p.fail(fmt.Errorf("event seq %d: encode: %w", p.seq, err))
+	ok := false
+	if init == nil {
+		var b []byte
+		b, ok = appendRequest(p.req.AvailableBuffer(), p.seq, &ev)
+		p.req.Write(b)
+	}
+	if !ok {
+		p.req.Reset()
+		if err := encodeRequest(&p.req, &Request{V: Version, Seq: p.seq, Event: ev, Init: init}); err != nil {
+			return Answer{}, p.fail(fmt.Errorf("event seq %d: encode: %w", p.seq, err))
+		}
 	}
 	p.watchdog.Reset(p.answerBound())
 	if _, err := p.in.Write(p.req.Bytes()); err != nil {
 		p.watchdog.Stop()
-		return Answer{}, p.fail(p.ioError(err, "read", what))
+		return Answer{}, p.fail(p.ioError(err, "read", describe(p.seq, ev)))
 	}
 	line, err := p.readLine()
 	if !p.watchdog.Stop() || err != nil {
 		if err == nil {
 			err = os.ErrDeadlineExceeded // answered as the watchdog fired
 		}
-		return Answer{}, p.fail(p.ioError(err, "answer", what))
+		return Answer{}, p.fail(p.ioError(err, "answer", describe(p.seq, ev)))
+	}
+	if a, ok := decodeAnswerFast(line, p.seq); ok {
+		return a, nil
 	}
 	a, err := DecodeAnswer(line, p.lines, p.seq)
 	if err != nil {
-		return Answer{}, p.fail(fmt.Errorf("answer to %s: %w", what, err))
+		return Answer{}, p.fail(fmt.Errorf("answer to %s: %w", describe(p.seq, ev), err))
 	}
 	return a, nil
 }

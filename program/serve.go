@@ -22,6 +22,7 @@ func Serve(in io.Reader, out io.Writer, alg election.Algorithm) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	var m election.Machine
+	var buf []byte // the answer's line, reused
 	for line := uint64(1); ; line++ {
 		b, err := readLine(r)
 		if errors.Is(err, io.EOF) && len(b) == 0 {
@@ -30,9 +31,12 @@ func Serve(in io.Reader, out io.Writer, alg election.Algorithm) error {
 		if err != nil {
 			return fmt.Errorf("line %d: %w", line, err)
 		}
-		var req Request
-		if err := json.Unmarshal(b, &req); err != nil {
-			return fmt.Errorf("line %d: %w", line, err)
+		req, ok := decodeRequestFast(b)
+		if !ok {
+			req = Request{}
+			if err := json.Unmarshal(b, &req); err != nil {
+				return fmt.Errorf("line %d: %w", line, err)
+			}
 		}
 		if req.V != Version {
 			return fmt.Errorf("line %d: field v: %d, want %d", line, req.V, Version)
@@ -58,7 +62,12 @@ func Serve(in io.Reader, out io.Writer, alg election.Algorithm) error {
 		if a.Effects == nil {
 			a.Effects = []election.Effect{}
 		}
-		if err := enc.Encode(&a); err != nil {
+		if out, ok := appendAnswer(buf[:0], &a); ok {
+			buf = out
+			if _, err := w.Write(out); err != nil {
+				return err
+			}
+		} else if err := enc.Encode(&a); err != nil {
 			return err
 		}
 		if err := w.Flush(); err != nil {
