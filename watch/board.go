@@ -380,6 +380,9 @@ func (b *Board) Probe(id election.NodeID, container string, p Probed, at time.Ti
 			return nil
 		}
 		st.NoAnswer = p.NoAnswer
+		if st.State == Down {
+			return nil // the engine said why already; its errors add nothing
+		}
 		out = append(out, b.changeOf(ChangeNoAnswer, n, at))
 	case st.NoAnswer != "" || st.Leader != p.View.Leader || st.Epoch != p.View.Epoch || st.Role != p.View.Role:
 		st.NoAnswer = ""

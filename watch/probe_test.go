@@ -53,4 +53,9 @@ func TestBoardShowsSystemMembersFromTheirProbes(t *testing.T) {
 	if !slices.Equal(kinds(got), []string{ChangeView, ChangeAlarmEnd}) {
 		t.Errorf("stepping down: %v", kinds(got))
 	}
+	// Killed: the engine says so; the probe's failures add nothing.
+	b.SetState(2, "etcd-2", Down, false, at(130))
+	if got := b.Probe(2, "etcd-2", Probed{NoAnswer: "no answer (connection refused)"}, at(140)); len(got) != 0 {
+		t.Errorf("a down member's failed probe changed %v", kinds(got))
+	}
 }
