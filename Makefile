@@ -157,7 +157,7 @@ bench-containers: build images ## container figures: silent failure and resume (
 
 # Each benchmark starts its own three-member cluster (the server's image
 # built first when its source changed): failovers 5 times, the probes' CPU
-# over two 15 s windows.
+# over three 15 s windows.
 bench-systems: ## real servers: etcd and JetStream failover after a leader kill, and what probing costs etcd's members (docs/systems.md)
 	$(GO) test -run '^$$' -bench 'EtcdFailoverAfterLeaderKill|JetStreamMetaFailover' -benchtime 5x -timeout 30m ./chaos/docker/
 	$(GO) test -run '^$$' -bench EtcdProbeCPU -benchtime 1x -timeout 10m ./chaos/docker/
