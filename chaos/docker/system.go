@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -365,6 +367,22 @@ func (b *Backend) refuseForSystem(f chaos.Fault) error {
 		return fmt.Errorf("%w: system %s cannot take it: %s", chaos.Unsupported(f.Op, b.Name()), b.spec.System.Name, why)
 	}
 	return nil
+}
+
+// MemberLogTails are the last lines every member's server wrote, member
+// by member, for an error that says why the members never elected.
+func (b *Backend) MemberLogTails(ctx context.Context, lines int) string {
+	b.mu.Lock()
+	var nodes []*node
+	for _, id := range slices.Sorted(maps.Keys(b.nodes)) {
+		nodes = append(nodes, b.nodes[id])
+	}
+	b.mu.Unlock()
+	var parts []string
+	for _, n := range nodes {
+		parts = append(parts, fmt.Sprintf("member %d's log ends:\n%s", n.id, indent(b.memberLogTail(ctx, n, lines))))
+	}
+	return strings.Join(parts, "\n")
 }
 
 // memberLogTail is the last lines member n's server wrote, for an error

@@ -222,6 +222,15 @@ runs:
 			if err != nil {
 				failed = true
 				fmt.Fprintf(stderr, "[%s %d/%d] %v\n", sc.Name, rep, reps, err)
+				if res != nil {
+					// What else the run found (members that never
+					// elected, with their logs' ends).
+					for _, fl := range res.Failures {
+						if !strings.Contains(err.Error(), strings.TrimPrefix(fl, "error: ")) {
+							fmt.Fprintf(stderr, "    %s\n", fl)
+						}
+					}
+				}
 				if ctx.Err() != nil {
 					interrupted = true
 					break runs
