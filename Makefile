@@ -16,7 +16,7 @@ JUNIT     ?= store/junit.xml
 # reaper stays off and the project cleans up by label instead.
 export TESTCONTAINERS_RYUK_DISABLED := true
 
-.PHONY: all build examples images up-vars up down logs tap chaos-test sim-test test test-nodocker vet fmt fuzz bench bench-containers clean help
+.PHONY: all build examples images up-vars up down logs tap chaos-test sim-test test test-nodocker vet fmt fuzz bench bench-containers bench-systems clean help
 
 all: build
 
@@ -155,6 +155,13 @@ bench-containers: build images ## container figures: silent failure and resume (
 	./$(BIN) run --backend docker --build=false --repeat 10 scenarios/leader-returns-quorum.yaml scenarios/split-brain-no-quorum.yaml | sed -n '/^leader-returns-quorum:/,$$p'
 	./$(BIN) run --backend docker --build=false --repeat 10 scenarios/scale/bully-32.yaml | sed -n '/^bully-scale-32:/,$$p'
 	./$(BIN) run --backend docker --build=false --repeat 3 scenarios/scale/bully-64.yaml | sed -n '/^bully-scale-64:/,$$p'
+
+# Each benchmark starts its own three-member cluster (the server's image
+# built first when its source changed): failovers 5 times, the probes' CPU
+# over three 15 s windows.
+bench-systems: ## real servers: etcd and JetStream failover after a leader kill, and what probing costs etcd's members (docs/systems.md)
+	$(GO) test -run '^$$' -bench 'EtcdFailoverAfterLeaderKill|JetStreamMetaFailover' -benchtime 5x -timeout 30m ./chaos/docker/
+	$(GO) test -run '^$$' -bench EtcdProbeCPU -benchtime 1x -timeout 10m ./chaos/docker/
 
 clean: ## remove everything any ringleader run left behind (containers, networks, images) and bin/
 	-@test -x $(BIN) || $(MAKE) build

@@ -6,6 +6,7 @@
 package compare
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -19,45 +20,61 @@ import (
 )
 
 // Contender is one side of the comparison, as a scenario's cluster says it.
-type Contender struct{ Name, Cluster string }
+// Within and Cut, when set, replace the expectations' and stable waits'
+// deadlines (5s and 10s) and the cuts' length (3s) for a contender whose elections take longer than
+// the default timing's: a NATS election timeout is drawn in 4-9 s.
+type Contender struct{ Name, Cluster, Within, Cut string }
 
 // RaftAndBully are Raft as etcd runs it, with each of its options off, and
 // quorum Bully.
 var RaftAndBully = []Contender{
-	{"raft", "{algorithm: raft, nodes: 5}"},
-	{"raft, pre-vote off", "{algorithm: raft, nodes: 5, options: {prevote: false}}"},
-	{"raft, check-quorum off", "{algorithm: raft, nodes: 5, options: {check_quorum: false}}"},
-	{"quorum Bully", "{algorithm: bully, nodes: 5, quorum: majority}"},
+	{"raft", "{algorithm: raft, nodes: 5}", "", ""},
+	{"raft, pre-vote off", "{algorithm: raft, nodes: 5, options: {prevote: false}}", "", ""},
+	{"raft, check-quorum off", "{algorithm: raft, nodes: 5, options: {check_quorum: false}}", "", ""},
+	{"quorum Bully", "{algorithm: bully, nodes: 5, quorum: majority}", "", ""},
+}
+
+// WithSystems are raft and quorum Bully beside the real servers
+// (docs/systems.md), containers only: etcd on raft's default timing
+// (heartbeat 100 ms, election timeout 500 ms, so the two rows differ only
+// in what runs), and NATS JetStream's meta group on its own fixed timers,
+// with deadlines and cuts long enough for its 4-9 s elections.
+var WithSystems = []Contender{
+	RaftAndBully[0],
+	RaftAndBully[3],
+	{"etcd 3.7.3 (heartbeat 100 ms, election 500 ms)", "{system: etcd, nodes: 5, options: {heartbeat_ms: 100, election_ms: 500}}", "", ""},
+	{"nats-jetstream 2.15.2 (its own timers; cuts of 12 s)", "{system: nats-jetstream, nodes: 5}", "40s", "12s"},
 }
 
 // The faults, each a scenario every contender runs on the default timing.
-// leader: any names no winner, so the same steps fit all of them.
+// leader: any names no winner, so the same steps fit all of them; {within}
+// and {cut} are the contender's deadline and cut length.
 const (
 	killSteps = `
-  - wait: stable
+  - {wait: stable, within: {stable}}
   - kill: leader
-  - expect: {leader: any, within: 5s}
-  - wait: stable`
+  - expect: {leader: any, within: {within}}
+  - {wait: stable, within: {stable}}`
 	pauseSteps = `
-  - wait: stable
+  - {wait: stable, within: {stable}}
   - pause: leader
-  - expect: {leader: any, within: 5s}
+  - expect: {leader: any, within: {within}}
   - resume: paused
-  - wait: stable`
+  - {wait: stable, within: {stable}}`
 	rejoinSteps = `
-  - wait: stable
+  - {wait: stable, within: {stable}}
   - partition: {shape: isolate, target: follower}
-  - wait: 3s
+  - wait: {cut}
   - heal
-  - expect: {leader: any, on: all, within: 5s}
-  - wait: stable`
+  - expect: {leader: any, on: all, within: {within}}
+  - {wait: stable, within: {stable}}`
 	cutLeaderSteps = `
-  - wait: stable
+  - {wait: stable, within: {stable}}
   - partition: {shape: isolate, target: leader}
-  - wait: 3s
+  - wait: {cut}
   - heal
-  - expect: {leader: any, on: all, within: 5s}
-  - wait: stable`
+  - expect: {leader: any, on: all, within: {within}}
+  - {wait: stable, within: {stable}}`
 )
 
 // Options say where and how often.
@@ -101,7 +118,11 @@ func Table(ctx context.Context, contenders []Contender, o Options) (string, erro
 			}
 		}
 		n := float64(o.Runs)
-		fmt.Fprintf(&b, "| %s | %s | %s | %.2f | %s | %.1f |\n", c.Name, failovers(kill), failovers(pause), changes/n, millis.Float(overlap/n), msgs/n)
+		messages := fmt.Sprintf("%.1f", msgs/n)
+		if kill[0].System != nil {
+			messages = "— (a server's messages are not observed)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %.2f | %s | %s |\n", c.Name, failovers(kill), failovers(pause), changes/n, millis.Float(overlap/n), messages)
 	}
 	return b.String(), nil
 }
@@ -109,6 +130,9 @@ func Table(ctx context.Context, contenders []Contender, o Options) (string, erro
 // runs plays steps on c's cluster for seeds 1..o.Runs; every run must
 // pass (a run that does not says the comparison is broken, not a figure).
 func runs(ctx context.Context, c Contender, name, steps string, o Options) ([]*harness.Result, error) {
+	// A stable wait's own bound is 10s (docs/scenarios.md).
+	within, stable, cut := cmp.Or(c.Within, "5s"), cmp.Or(c.Within, "10s"), cmp.Or(c.Cut, "3s")
+	steps = strings.NewReplacer("{within}", within, "{stable}", stable, "{cut}", cut).Replace(steps)
 	sc, err := scenario.Parse(name+".yaml", []byte("name: "+name+"\ncluster: "+c.Cluster+"\nsteps:"+steps+"\n"))
 	if err != nil {
 		return nil, err

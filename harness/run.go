@@ -166,6 +166,10 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	recs := mem.Records()
 	res.records = recs
 	r.judge(recs)
+	if lt, ok := backend.(memberLogTailer); ok && sc.Cluster.System != nil && check.LeadershipOf(recs).LeaderChanges == 0 {
+		// A server that never elected says why in its log, if anywhere.
+		res.Errors = append(res.Errors, fmt.Sprintf("no %s member ever led; %s", sc.Cluster.System.Name, lt.MemberLogTails(context.WithoutCancel(ctx), 10)))
+	}
 	if runErr != nil {
 		res.Errors = append(res.Errors, runErr.Error())
 		return res, fmt.Errorf("scenario %s: %w", sc.Name, runErr)

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -46,6 +47,12 @@ type SystemResult struct {
 // systemStatser is a backend that probes a system's members.
 type systemStatser interface {
 	SystemStats() *system.Counters
+}
+
+// memberLogTailer is a backend that can show the end of each member's
+// server log.
+type memberLogTailer interface {
+	MemberLogTails(ctx context.Context, lines int) string
 }
 
 // algorithmOf is what a cluster's runs are judged as: its algorithm, or

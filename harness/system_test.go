@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/scenario"
@@ -59,5 +60,39 @@ func TestSystemFaultItCannotTakeIsRefusedBeforeAnythingStarts(t *testing.T) {
 	}
 	if b.spec.Name != "" {
 		t.Errorf("the cluster was started before the refusal")
+	}
+}
+
+// tailingFake is a fake cluster that can show its members' logs, as the
+// docker backend does.
+type tailingFake struct{ *fakeBackend }
+
+func (tailingFake) MemberLogTails(context.Context, int) string {
+	return "member 1's log ends:\n    rafthttp: failed to dial 2 (no route to host)"
+}
+
+// Members that never elect are reported with the ends of their logs:
+// what the server said is the only clue to why.
+func TestSystemThatNeverElectsIsReportedWithItsMembersLogs(t *testing.T) {
+	f := newFake()
+	f.electionTime = time.Hour
+	// The kill finds no leader to kill: the run ends there, an error.
+	res, err := Run(context.Background(), mustParse(t, etcdCrash), tailingFake{f}, Options{Store: t.TempDir()})
+	if err == nil || res == nil {
+		t.Fatalf("err %v, res %v", err, res)
+	}
+	if res.Pass {
+		t.Fatal("a cluster that never elected passed")
+	}
+	all := strings.Join(res.Failures, "\n")
+	for _, want := range []string{"error: no etcd member ever led; member 1's log ends:", "failed to dial 2"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("failures lack %q:\n%s", want, all)
+		}
+	}
+	// A cluster that elected says nothing of its logs.
+	res, _ = Run(context.Background(), mustParse(t, etcdCrash), tailingFake{newFake()}, Options{Store: t.TempDir()})
+	if strings.Contains(strings.Join(res.Failures, "\n"), "log ends") {
+		t.Errorf("logs shown for a cluster that elected: %v", res.Failures)
 	}
 }

@@ -77,6 +77,9 @@ type System struct {
 	Refuse map[string]string `yaml:"refuse"`
 	// Sources says where the claims and defaults come from.
 	Sources []string `yaml:"sources"`
+	// Model is the algorithm that stands for the server in the
+	// simulator and how its clusters map to the server's (model.go).
+	Model Model `yaml:"model"`
 
 	file string // where it was read from
 }
@@ -333,6 +336,7 @@ func (s *System) Validate() error {
 			bad("claims", "%q: want agreement, no-split-brain, epoch-safety or liveness", c)
 		}
 	}
+	s.validateModel(bad)
 	for op := range s.Refuse {
 		if strings.TrimSpace(s.Refuse[op]) == "" {
 			bad("refuse."+op, "say why")
@@ -479,11 +483,11 @@ func (s *System) Algorithm() election.Algorithm {
 	for i, c := range s.Claims {
 		claims[i] = election.Property(c)
 	}
-	name := s.Name
+	name, model := s.Name, s.ModelCluster(0, nil)
 	return election.Algorithm{
 		Name: s.Name, Title: s.Title + " " + s.Version, Topology: "complete",
 		New: func(election.Config) (election.Machine, error) {
-			return nil, fmt.Errorf("system %s runs only as its own servers in containers (--backend docker); the model of a raft server in the simulator is algorithm raft", name)
+			return nil, fmt.Errorf("system %s runs only as its own servers in containers (--backend docker); %s", name, model)
 		},
 		Claims:        func(election.QuorumMode) []election.Property { return claims },
 		Quorums:       []election.QuorumMode{election.Majority},

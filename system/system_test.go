@@ -112,3 +112,24 @@ func TestParseRefusesWithTheField(t *testing.T) {
 		}
 	}
 }
+
+// A model names the server's options its settings map to; one that names
+// an option the system lacks, or maps without naming the model, is
+// refused with the field.
+func TestModelFieldsAreChecked(t *testing.T) {
+	base := "name: s\nversion: 1\nimage: s:1\npeer: x\ntiming: {heartbeat: 1s, election: 4s}\nprobe: {port: 80, path: /, id: id, leader: leader}\n" +
+		"options:\n  - {name: e, kind: int, default: \"10\", args: [\"--e={value}\"]}\n"
+	for _, tc := range []struct{ model, want string }{
+		{"model: {algorithm: raft, heartbeat: e, election: nope}", `model.election: "nope": want the name of an int option`},
+		{"model: {algorithm: raft, heartbeat: e, election: e, options: {prevote: pv}}", `model.options.prevote: "pv" is not an option of system s`},
+		{"model: {heartbeat: e}", "model.algorithm: missing"},
+	} {
+		_, err := Parse("s.yaml", []byte(base+tc.model+"\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.model, err, tc.want)
+		}
+	}
+	if _, err := Parse("s.yaml", []byte(base+"model: {note: its own protocol}\n")); err != nil {
+		t.Errorf("a model note alone: %v", err)
+	}
+}

@@ -49,6 +49,7 @@ const (
 	ChangeAlarmEnd = "alarm-end" // at most one node holds role leader again
 	ChangeClock    = "clock"     // the harness changed the node's clock (its rate, or a jump)
 	ChangeCut      = "cut"       // the harness replaced the node's drop set (one-way cuts into it)
+	ChangeNoAnswer = "no-answer" // a real server's member stopped answering its probe (or its answer was refused)
 )
 
 // DefaultRateWindow is the span over which messages per second are counted.
@@ -88,6 +89,10 @@ type NodeStatus struct {
 	DropFrom  []election.NodeID `json:"drop_from,omitempty"`
 	// LastLine is the time of the node's last event line.
 	LastLine time.Time `json:"last_line,omitzero"`
+	// NoAnswer, for a member of a real server's cluster, says why its
+	// probe gave no view: the member is unknown, not leaderless, and the
+	// view shown is the last it gave.
+	NoAnswer string `json:"no_answer,omitempty"`
 }
 
 // DropTotal is the sum of n's drop counters.
@@ -352,6 +357,40 @@ func (b *Board) SetState(id election.NodeID, container string, s State, isolated
 	}
 	st.Container, st.State, st.Isolated = container, s, isolated
 	out := []Change{b.changeOf(ChangeState, n, at)}
+	return append(out, b.checkAlarm(at)...)
+}
+
+// Probe feeds one probe answer of member id of a real server's cluster
+// (Probed): its view when it answered, else why not. It returns what
+// changed: nothing when the member says what it said before.
+func (b *Board) Probe(id election.NodeID, container string, p Probed, at time.Time) []Change {
+	b.advance(at)
+	n := b.node(id)
+	st := &n.status
+	if container != "" {
+		st.Container = container
+	}
+	if st.State == Unknown {
+		st.State = Running
+	}
+	var out []Change
+	switch {
+	case p.NoAnswer != "":
+		if st.NoAnswer == p.NoAnswer {
+			return nil
+		}
+		st.NoAnswer = p.NoAnswer
+		if st.State == Down {
+			return nil // the engine said why already; its errors add nothing
+		}
+		out = append(out, b.changeOf(ChangeNoAnswer, n, at))
+	case st.NoAnswer != "" || st.Leader != p.View.Leader || st.Epoch != p.View.Epoch || st.Role != p.View.Role:
+		st.NoAnswer = ""
+		st.Leader, st.Epoch, st.Role, st.ViewSince = p.View.Leader, p.View.Epoch, p.View.Role, at
+		out = append(out, b.changeOf(ChangeView, n, at))
+	default:
+		return nil
+	}
 	return append(out, b.checkAlarm(at)...)
 }
 

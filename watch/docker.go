@@ -22,6 +22,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/chaos/docker"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/system"
 )
 
 // Engine is the part of the Docker client Follow uses: it lists, inspects
@@ -43,9 +44,14 @@ type Input struct {
 	// when the engine received it.
 	Line   []byte
 	Logged time.Time
-	// State and Isolated are the container's state (when Line is nil).
+	// State and Isolated are the container's state (when Line and
+	// Probed are nil).
 	State    State
 	Isolated bool
+	// Probed is a real server's answer to its probe (docs/systems.md):
+	// a member of a system cluster writes no event lines, so its view
+	// comes from asking it.
+	Probed *Probed
 	// Live is false while Follow replays what happened before it
 	// started, true once it follows as things happen.
 	Live bool
@@ -55,6 +61,9 @@ type Input struct {
 func (in Input) Feed(b *Board) []Change {
 	if in.Line != nil {
 		return b.Line(in.Node, in.Line, in.Logged)
+	}
+	if in.Probed != nil {
+		return b.Probe(in.Node, in.Container, *in.Probed, in.Logged)
 	}
 	return b.SetState(in.Node, in.Container, in.State, in.Isolated, in.Logged)
 }
@@ -79,7 +88,7 @@ var ErrNoNodes = errors.New("no node containers")
 // returns ErrNoNodes (wrapped) when no container carries the run's
 // labels when it starts.
 func Follow(ctx context.Context, eng Engine, run string, out chan<- Input) error {
-	f := &follower{eng: eng, run: run, out: out, byID: map[string]*watched{}}
+	f := &follower{eng: eng, run: run, out: out, byID: map[string]*watched{}, serverIDs: map[string]election.NodeID{}}
 	return f.watchAll(ctx)
 }
 
@@ -90,7 +99,10 @@ type follower struct {
 
 	mu   sync.Mutex
 	byID map[string]*watched
-	wg   sync.WaitGroup
+	// serverIDs map a system's server IDs to members, learnt from each
+	// member's own answers (probe.go).
+	serverIDs map[string]election.NodeID
+	wg        sync.WaitGroup
 }
 
 // watched is one node container.
@@ -99,6 +111,10 @@ type watched struct {
 	name string
 	node election.NodeID
 	tty  bool
+	// sys is the system a real server's container runs (nil for an
+	// election node), ip its address on the run's network.
+	sys *system.System
+	ip  string
 
 	mu      sync.Mutex
 	lastTS  time.Time     // of the last log line read
@@ -231,6 +247,13 @@ func (f *follower) inspect(ctx context.Context, id string) (*watched, Input, err
 			}
 		}
 	}
+	if c.Config != nil && c.Config.Labels[docker.LabelSystem] != "" {
+		sys, id, err := docker.SystemOfLabels(c.Config.Labels)
+		if err != nil {
+			return nil, Input{}, fmt.Errorf("container %s: %w", w.name, err)
+		}
+		w.sys, w.node, w.ip = sys, id, firstIP(c)
+	}
 	if w.node == 0 {
 		if m := nodeSuffix.FindStringSubmatch(w.name); m != nil {
 			n, _ := strconv.Atoi(m[1])
@@ -314,6 +337,9 @@ func (f *follower) replay(ctx context.Context, ws []*watched, past []Input) erro
 		streams = append(streams, s)
 		wg.Go(func() {
 			defer close(s.ch)
+			if w.sys != nil {
+				return // a server's log holds no event lines: its probes say its views
+			}
 			_ = f.readLog(rctx, w, false, func(in Input) bool {
 				select {
 				case s.ch <- in:
@@ -368,7 +394,11 @@ func (f *follower) add(ctx context.Context, w *watched) *watched {
 	}
 	f.byID[w.id] = w
 	f.mu.Unlock()
-	f.wg.Go(func() { f.follow(ctx, w) })
+	if w.sys != nil {
+		f.wg.Go(func() { f.probe(ctx, w) })
+	} else {
+		f.wg.Go(func() { f.follow(ctx, w) })
+	}
 	return w
 }
 

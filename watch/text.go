@@ -44,6 +44,8 @@ func lineOf(c Change) string {
 		what = "drops messages from: " + idsOrNone(n.DropFrom)
 	case ChangeState:
 		what = "container " + stateText(*n)
+	case ChangeNoAnswer:
+		what = fmt.Sprintf("probe: %s; its last view: leader %s, epoch %d", n.NoAnswer, leaderText(n.Leader), n.Epoch)
 	default:
 		what = c.Change
 	}
@@ -185,6 +187,9 @@ func screenText(b *Board, now time.Time, run string, ansi bool) string {
 		}
 		if n.Isolated {
 			faults = append(faults, "no network")
+		}
+		if n.NoAnswer != "" && n.State == Running {
+			faults = append(faults, "probe: "+n.NoAnswer+" (view: its last)")
 		}
 		if n.ClockRate != 0 || n.JumpedMS != 0 {
 			faults = append(faults, "clock "+clockText(n))

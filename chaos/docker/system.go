@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
+	"maps"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -151,14 +151,8 @@ func (b *Backend) probeMember(ctx context.Context, n *node) {
 	defer b.followers.Done()
 	sys := b.spec.System
 	interval := time.Duration(sys.Probe.Interval)
-	tr := &http.Transport{
-		Proxy:               nil, // straight to the member: no proxy from the environment
-		DialContext:         (&net.Dialer{Timeout: time.Duration(sys.Probe.Timeout)}).DialContext,
-		MaxIdleConnsPerHost: 1,
-		DisableCompression:  true,
-	}
+	hc, tr := sys.Probe.Client()
 	defer tr.CloseIdleConnections()
-	hc := &http.Client{Transport: tr, Timeout: time.Duration(sys.Probe.Timeout)}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
@@ -184,7 +178,7 @@ func (b *Backend) probeMember(ctx context.Context, n *node) {
 			// holds it; a frozen server would only time out.
 			continue
 		}
-		body, err := b.ask(ctx, hc, sys, ip)
+		body, err := sys.Probe.Ask(ctx, hc, ip)
 		if ctx.Err() != nil {
 			return
 		}
@@ -196,36 +190,6 @@ func (b *Backend) probeMember(ctx context.Context, n *node) {
 func (b *Backend) newStartLocked(n *node) {
 	p := n.probe
 	p.answered, p.view, p.seq, p.failing = false, nil, 0, ""
-}
-
-// ask sends one probe and returns the answer's body, at most
-// system.MaxAnswer bytes (a longer one is an error).
-func (b *Backend) ask(ctx context.Context, hc *http.Client, sys *system.System, ip string) ([]byte, error) {
-	url := "http://" + net.JoinHostPort(ip, strconv.Itoa(sys.Probe.Port)) + sys.Probe.Path
-	var body io.Reader
-	if sys.Probe.Method == http.MethodPost {
-		body = strings.NewReader(sys.Probe.Body)
-	}
-	req, err := http.NewRequestWithContext(ctx, sys.Probe.Method, url, body)
-	if err != nil {
-		return nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	b2, err := io.ReadAll(io.LimitReader(res.Body, system.MaxAnswer+1))
-	if err != nil {
-		return nil, err
-	}
-	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %d: %s", res.StatusCode, system.Quote(b2))
-	}
-	return b2, nil // one longer than system.MaxAnswer is refused as oversized
 }
 
 // answered takes one probe's outcome for member n.
@@ -405,6 +369,22 @@ func (b *Backend) refuseForSystem(f chaos.Fault) error {
 	return nil
 }
 
+// MemberLogTails are the last lines every member's server wrote, member
+// by member, for an error that says why the members never elected.
+func (b *Backend) MemberLogTails(ctx context.Context, lines int) string {
+	b.mu.Lock()
+	var nodes []*node
+	for _, id := range slices.Sorted(maps.Keys(b.nodes)) {
+		nodes = append(nodes, b.nodes[id])
+	}
+	b.mu.Unlock()
+	var parts []string
+	for _, n := range nodes {
+		parts = append(parts, fmt.Sprintf("member %d's log ends:\n%s", n.id, indent(b.memberLogTail(ctx, n, lines))))
+	}
+	return strings.Join(parts, "\n")
+}
+
 // memberLogTail is the last lines member n's server wrote, for an error
 // that says why it did not answer.
 func (b *Backend) memberLogTail(ctx context.Context, n *node, lines int) string {
@@ -477,6 +457,14 @@ func systemLabels(sys *system.System, id election.NodeID, given election.Options
 		}
 	}
 	return l
+}
+
+// SystemOfLabels is the system a member's container runs and the
+// member's ID, read from its labels (systemLabels); an error when they
+// are not a system member's.
+func SystemOfLabels(l map[string]string) (*system.System, election.NodeID, error) {
+	s, id, err := specFromSystemLabels("", l)
+	return s.System, id, err
 }
 
 // specFromSystemLabels reads a system cluster's shape from one member's

@@ -30,13 +30,17 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	backend := fs.String("backend", "sim", "where the clusters run: sim or docker")
 	n := fs.Int("runs", 3, "runs per cell (run i has seed i)")
 	store := fs.String("store", "", "directory of the runs' directories (default: a temporary one, removed after)")
+	systems := fs.Bool("systems", false, "raft and quorum Bully beside real etcd and NATS JetStream (docker only): the table of docs/systems.md")
+	write := fs.String("write", "", "also write the table into `FILE`'s generated block (docs/systems.md with --systems)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: ringleader compare [--backend sim|docker] [--runs N] [--store DIR]\n\n"+
+		fmt.Fprint(fs.Output(), "Usage: ringleader compare [--backend sim|docker] [--runs N] [--store DIR] [--systems [--write docs/systems.md]]\n\n"+
 			"Runs raft, raft with pre-vote off, raft with check-quorum off and quorum Bully on the same faults\n"+
 			"(a leader killed, a leader paused, a follower cut off and returned, the leader cut off), every\n"+
 			"fault --runs times, and prints the markdown table of docs/raft.md: failover p50/p95, leader\n"+
 			"changes on a return, a cut-off leader's overlap, election messages of a failover. In containers\n"+
-			"a cell takes about ten seconds a run. Progress goes to stderr.\n"+
+			"a cell takes about ten seconds a run. With --systems (containers only) the rows are raft, quorum Bully,\n"+
+			"real etcd on raft's timing and real NATS JetStream (its elections take 4-9 s): the table of docs/systems.md.\n"+
+			"Progress goes to stderr.\n"+
 			"Exit status: 0 the table was printed, 1 a run failed or could not run, 2 bad flags.\n\nFlags:\n")
 		printFlags(fs.Output(), fs)
 	}
@@ -46,6 +50,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	w, ok := worlds[*backend]
 	if !ok {
 		return usageErrorTo(stderr, "compare", "--backend %q: want sim or docker", *backend)
+	}
+	if *systems && *backend != "docker" {
+		return usageErrorTo(stderr, "compare", "--systems runs real servers, in containers: add --backend docker")
 	}
 	if *n < 1 {
 		return usageErrorTo(stderr, "compare", "--runs %d: want at least 1", *n)
@@ -71,12 +78,22 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	name := map[string]string{"sim": "simulator", "docker": "containers"}[*backend]
-	table, err := compare.Table(ctx, compare.RaftAndBully, compare.Options{
+	contenders := compare.RaftAndBully
+	if *systems {
+		contenders = compare.WithSystems
+	}
+	table, err := compare.Table(ctx, contenders, compare.Options{
 		World: name, Backend: func() chaos.Backend { return w.start(o) }, Runs: *n, Store: dir, Progress: stderr})
 	if err != nil {
 		fmt.Fprintf(stderr, "ringleader compare: %v\n", err)
 		return 1
 	}
 	fmt.Fprint(stdout, table)
+	if *write != "" {
+		if err := compare.WriteBlock(*write, compare.SystemsBlock, table); err != nil {
+			fmt.Fprintf(stderr, "ringleader compare: %v\n", err)
+			return 1
+		}
+	}
 	return 0
 }

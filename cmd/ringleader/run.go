@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 	"github.com/ringleader-dev/ringleader/millis"
 	"github.com/ringleader-dev/ringleader/program"
 	"github.com/ringleader-dev/ringleader/scenario"
+	"github.com/ringleader-dev/ringleader/system"
 )
 
 func init() {
@@ -38,6 +40,9 @@ type runFlags struct {
 	image   string
 	build   bool
 	attach  string
+	// system, when set, runs each scenario, written for the system's
+	// model algorithm, against the real server (scenario.OnSystem).
+	system string
 	// programTimeout bounds each answer of a scenario's program.
 	programTimeout *time.Duration
 }
@@ -54,6 +59,7 @@ func runCmd(args []string) int {
 	fs.StringVar(&f.image, "image", defaultImage, "node image tag (docker backend)")
 	fs.BoolVar(&f.build, "build", true, "build the node image from this source tree first (docker backend)")
 	f.programTimeout = programTimeoutFlag(fs)
+	fs.StringVar(&f.system, "system", "", "run scenarios written for a system's model algorithm against the real `SYSTEM` (etcd, or a system file): a raft scenario on etcd with the same timeouts (docker backend)")
 	fs.StringVar(&f.attach, "attach", "", "play the scenarios on the running `CLUSTER` (compose, or a harness run's label) instead of starting one; its shape must match each scenario's")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: ringleader run [scenario.yaml|dir ...] [flags]\n\nRuns scenarios (default: every file in scenarios/) and judges them.\nExit status: 0 all passed, 1 an expectation or checker verdict failed, 2 invalid scenario or flags,\n130 interrupted (SIGINT, SIGTERM, SIGHUP), 141 the output was closed (| head); either way the cluster is removed first.\n\nFlags:\n")
@@ -74,6 +80,9 @@ func runCmd(args []string) int {
 		// not start one of its own.
 		f.build = false
 	}
+	if f.system != "" && f.backend != "docker" {
+		return usageError("run", "--system runs the real server, in containers: drop --backend %s (in the simulator, run the scenario as it is: its algorithm is the server's model)", f.backend)
+	}
 	if err := checkProgramTimeout(*f.programTimeout); err != nil {
 		return usageError("run", "%v", err)
 	}
@@ -93,6 +102,12 @@ func runCmd(args []string) int {
 		return usageError("run", "invalid scenarios:\n%v", err)
 	}
 
+	if f.system != "" {
+		if scs, err = onSystem(scs, f.system, os.Stderr); err != nil {
+			return usageError("run", "--system %s:\n%v", f.system, err)
+		}
+	}
+
 	if !checkRunOutputs(os.Stderr, f, scs) {
 		return 2
 	}
@@ -108,12 +123,12 @@ func runCmd(args []string) int {
 
 	if f.backend != "docker" {
 		// A real server runs only as itself, in containers: its
-		// scenarios are left out here, and a run of nothing else is
-		// refused.
+		// scenarios are left out here, naming the model that could run
+		// instead, and a run of nothing else is refused.
 		var kept []*scenario.Scenario
 		for _, sc := range scs {
-			if sc.Cluster.System != nil {
-				fmt.Fprintf(os.Stderr, "ringleader run: %s: skipped: system %s runs only as its own servers, in containers (--backend docker); in the simulator, its model is algorithm raft with the same timeouts\n", sc.File, sc.Cluster.System.Name)
+			if sys := sc.Cluster.System; sys != nil {
+				fmt.Fprintf(os.Stderr, "ringleader run: %s: skipped: system %s runs only as its own servers, in containers (--backend docker); %s\n", sc.File, sys.Name, sys.ModelCluster(len(sc.Cluster.IDs), sc.Cluster.Options))
 				continue
 			}
 			kept = append(kept, sc)
@@ -207,6 +222,15 @@ runs:
 			if err != nil {
 				failed = true
 				fmt.Fprintf(stderr, "[%s %d/%d] %v\n", sc.Name, rep, reps, err)
+				if res != nil {
+					// What else the run found (members that never
+					// elected, with their logs' ends).
+					for _, fl := range res.Failures {
+						if !strings.Contains(err.Error(), strings.TrimPrefix(fl, "error: ")) {
+							fmt.Fprintf(stderr, "    %s\n", fl)
+						}
+					}
+				}
 				if ctx.Err() != nil {
 					interrupted = true
 					break runs
@@ -265,6 +289,27 @@ runs:
 		return 1
 	}
 	return 0
+}
+
+// onSystem maps every scenario to the system named (scenario.OnSystem),
+// saying on w how each was mapped; every error of every file at once.
+func onSystem(scs []*scenario.Scenario, name string, w io.Writer) ([]*scenario.Scenario, error) {
+	sys, err := system.Lookup(name, ".")
+	if err != nil {
+		return nil, err
+	}
+	var out []*scenario.Scenario
+	var errs []error
+	for _, sc := range scs {
+		on, err := scenario.OnSystem(sc, sys)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(w, "ringleader run: %s: %s\n", sc.File, scenario.Mapping(sc, on))
+		out = append(out, on)
+	}
+	return out, errors.Join(errs...)
 }
 
 // flagGiven reports whether the flag name was given on the command line.

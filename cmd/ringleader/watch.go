@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	commands["watch"] = command{summary: "a live view of every node of a running cluster, from the container logs", run: runWatch}
+	commands["watch"] = command{summary: "a live view of every node of a running cluster, from the container logs (a real server's members: from their probes)", run: runWatch}
 }
 
 // runWatch: exit 0 on Ctrl-C, SIGHUP or a closed output, 2 for a bad flag,
@@ -34,7 +34,9 @@ func runWatch(args []string) int {
 			"seen (down, paused, no network, drops) and an ALARM while two or more nodes\n"+
 			"hold role leader. It reads the containers' logs and states from the Docker\n"+
 			"engine, never the cluster's network, so it sees through every fault and\n"+
-			"changes nothing it watches. On a terminal the view is redrawn in place;\n"+
+			"changes nothing it watches. A real server's members (docs/systems.md) write\n"+
+			"no event lines: those it asks who leads, over their probe, every 200 ms.\n"+
+			"On a terminal the view is redrawn in place;\n"+
 			"otherwise it prints one line per change. See docs/watch.md.\n\nFlags:\n")
 		printFlags(fs.Output(), fs)
 	}
