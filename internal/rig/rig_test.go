@@ -82,6 +82,9 @@ func TestRigJoinsTwoEnginesAndDownRemovesAll(t *testing.T) {
 	if len(nodes.Items) != 2 {
 		t.Errorf("the swarm has %d nodes, want 2", len(nodes.Items))
 	}
+	if err := engine.SameSwarm(ctx, []engine.Engine{{Host: st.First}, {Host: st.Second}}); err != nil {
+		t.Errorf("the rig's engines: %v", err)
+	}
 	if _, err := rig.Up(ctx, rig.Config{}); err == nil || !strings.Contains(err.Error(), "already up") {
 		t.Errorf("a second up: %v, want it refused as already up", err)
 	}
@@ -89,6 +92,9 @@ func TestRigJoinsTwoEnginesAndDownRemovesAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertGone(t, st.First)
+	if err := engine.SameSwarm(ctx, []engine.Engine{{Host: st.First}}); !errors.Is(err, engine.ErrNotOneSwarm) || !strings.Contains(err.Error(), "is not in a swarm") {
+		t.Errorf("an engine out of any swarm: %v, want ErrNotOneSwarm naming it", err)
+	}
 }
 
 // TestRigInterruptedUpRemovesWhatItMade: a signal (ctx ending) after
