@@ -116,4 +116,3 @@ func logOf(c *client.Client, id string) string {
 	b, _ := io.ReadAll(r)
 	return string(b)
 }
-
