@@ -149,7 +149,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	spec := chaos.ClusterSpec{
 		Name: res.Cluster, Algorithm: sc.Cluster.Algorithm, Program: sc.Cluster.Program, ProgramImage: sc.Cluster.Image, ProgramTimeout: sc.Cluster.ProgramTimeout, Quorum: sc.Cluster.Quorum, Options: sc.Cluster.Options,
 		Members: r.members, Timing: sc.Cluster.Timing, Seed: opts.Seed,
-		System: sc.Cluster.System, SystemOptions: sc.Cluster.SystemOptions,
+		System: sc.Cluster.System, SystemOptions: sc.Cluster.SystemOptions, Placement: sc.Cluster.Placement,
 	}
 	r.mark("start cluster " + spec.Name)
 	if err := backend.Start(ctx, spec, sink); err != nil {
