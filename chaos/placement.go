@@ -71,6 +71,13 @@ func (p Placement) Validate(members []election.NodeID, engines int) error {
 	return nil
 }
 
+// Placed is a backend whose cluster spans several engines (hosts): it
+// says which engine holds each node, by the engine's address, and the
+// placement it ran (nil engines on one engine).
+type Placed interface {
+	Placement() (engines []string, p Placement)
+}
+
 func (p Placement) String() string {
 	s := ""
 	for i, g := range p {

@@ -158,6 +158,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	}
 	r.start = backend.Now()
 	res.origin = r.start
+	r.notePlacement(backend, res)
 
 	runErr := r.steps(ctx)
 	r.mark("end")
@@ -428,3 +429,17 @@ func clusterName(scenarioName string, rep int) string {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// notePlacement writes which engine holds each node of a run across
+// several into the results and, as one mark per engine, the history.
+func (r *runner) notePlacement(b chaos.Backend, res *Result) {
+	p, ok := b.(chaos.Placed)
+	if !ok {
+		return
+	}
+	hosts, pl := p.Placement()
+	for i, g := range pl {
+		res.Engines = append(res.Engines, EngineResult{Engine: hosts[i], Nodes: g})
+		r.mark(fmt.Sprintf("engine %s holds nodes %s", hosts[i], chaos.IDList(g)))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -126,6 +127,39 @@ func SameSwarm(ctx context.Context, es []Engine) error {
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("%w: %s. Join them (docker swarm init on one, docker swarm join on the others; ringleader never joins or leaves a swarm), or try it on one machine with `ringleader rig up`", ErrNotOneSwarm, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// CopyImage streams image img from engine from into engine to (docker
+// save | docker load): an engine with no registry gets the very image,
+// same ID. It fails unless img is on to afterwards.
+func CopyImage(ctx context.Context, from, to Engine, img string) error {
+	src, err := from.Client()
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := to.Client()
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	saved, err := src.ImageSave(ctx, []string{img})
+	if err != nil {
+		return fmt.Errorf("save %s from %s: %w", img, from.Host, err)
+	}
+	defer saved.Close()
+	loaded, err := dst.ImageLoad(ctx, saved, client.ImageLoadWithQuiet(true))
+	if err != nil {
+		return fmt.Errorf("load %s into %s: %w", img, to.Host, err)
+	}
+	defer loaded.Close()
+	if _, err := io.Copy(io.Discard, loaded); err != nil {
+		return fmt.Errorf("load %s into %s: %w", img, to.Host, err)
+	}
+	if _, err := dst.ImageInspect(ctx, img); err != nil {
+		return fmt.Errorf("load %s into %s: not there after the load: %w", img, to.Host, err)
 	}
 	return nil
 }
