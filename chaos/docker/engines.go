@@ -111,12 +111,15 @@ func (b *Backend) connectEngines(ctx context.Context, cli *testcontainers.Docker
 	var others []*remote
 	for _, e := range es[1:] {
 		c, err := testcontainers.NewDockerClientWithOpts(ctx, e.Options()...)
-		if err != nil {
-			return fmt.Errorf("docker: engine %s: %w", e, err)
-		}
-		if got := c.DaemonHost(); got != e.Host {
+		if err == nil && c.DaemonHost() != e.Host {
+			err = fmt.Errorf("the client dialled %s instead", c.DaemonHost())
 			c.Close()
-			return fmt.Errorf("docker: engine %s: the client dialled %s instead", e, got)
+		}
+		if err != nil {
+			for _, r := range others {
+				r.cli.Close()
+			}
+			return fmt.Errorf("docker: engine %s: %w", e, err)
 		}
 		others = append(others, &remote{e: e, cli: c})
 	}
