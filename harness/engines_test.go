@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/client"
+
 	"github.com/ringleader-dev/ringleader/chaos/docker"
 	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
 	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
@@ -30,10 +32,21 @@ func TestTwoEnginesKillAndPartitionAlongEngines(t *testing.T) {
 	rigtest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	if err := docker.BuildImage(ctx, docker.DefaultImage, nil); err != nil {
+	// Its own tag, not the fixed ones other container tests rebuild;
+	// removed from both engines after.
+	const image = "ringleader-node:engines-test"
+	if err := docker.BuildImage(ctx, image, nil); err != nil {
 		t.Fatalf("building the node image: %v", err)
 	}
-	st := rigtest.Start(t) // the run itself loads the image into the second engine
+	t.Cleanup(func() {
+		if e, err := engine.Resolve(); err == nil {
+			if c, err := e.Client(); err == nil {
+				_, _ = c.ImageRemove(context.Background(), image, client.ImageRemoveOptions{PruneChildren: true})
+				c.Close()
+			}
+		}
+	})
+	st := rigtest.Start(t) // the run itself loads the image into the second engine (removed with it)
 	es, err := engine.ConnectList(ctx, st.First+","+st.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +55,7 @@ func TestTwoEnginesKillAndPartitionAlongEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := docker.New(docker.WithBuild(false), docker.WithEngines(es))
+	b := docker.New(docker.WithImage(image), docker.WithBuild(false), docker.WithEngines(es))
 	res, err := harness.Run(ctx, sc, b, harness.Options{Store: store(t), Seed: 1, Progress: testWriter{t}})
 	if err != nil {
 		t.Fatal(err)
