@@ -308,6 +308,7 @@ func (b *Backend) startOtherReapers(ctx context.Context) error {
 func (b *Backend) closeOthers(ctx context.Context, run string) []error {
 	var errs []error
 	for _, r := range b.others {
+		waitOverlayGone(ctx, r.cli, run)
 		rm, err := reaper.Sweep{Run: run, KeepReapers: true}.Do(ctx, r.cli)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("engine %s: %w", r.e.Host, err))
@@ -360,4 +361,23 @@ func uniq(ss ...string) []string {
 		}
 	}
 	return out
+}
+
+// waitOverlayGone waits, for up to five seconds, until a worker engine no
+// longer lists the run's overlay: it shows a swarm network while it has
+// endpoints, and a moment after the manager removed it, and a worker
+// cannot remove one itself ("This node is not a swarm manager"), so a
+// sweep that found it there would fail.
+func waitOverlayGone(ctx context.Context, cli client.APIClient, run string) {
+	for i := 0; i < 50; i++ {
+		ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: reaper.Filter(run).Add("driver", "overlay")})
+		if err != nil || len(ns.Items) == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
