@@ -16,7 +16,7 @@ JUNIT     ?= store/junit.xml
 # reaper stays off and the project cleans up by label instead.
 export TESTCONTAINERS_RYUK_DISABLED := true
 
-.PHONY: all build examples images up-vars up down logs tap chaos-test sim-test test test-nodocker vet fmt fuzz bench bench-containers bench-systems clean help
+.PHONY: all build examples images up-vars up down logs tap chaos-test sim-test test test-nodocker rig-up rig-down vet fmt fuzz bench bench-containers bench-systems clean help
 
 all: build
 
@@ -135,6 +135,17 @@ test: vet ## the whole test suite, race detector on, container chaos tests inclu
 # test and TestMain skips without dialing an engine, CI=true or not.
 test-nodocker: vet ## the test suite without Docker: never dials an engine, container tests skip (-race)
 	RINGLEADER_NO_DOCKER=1 $(GO) test -race -count=1 -timeout 30m ./...
+
+# A second Docker engine on this machine, in its own network namespace,
+# joined with this one in a swarm (docs/engines.md; root only). rig-up
+# copies IMAGE into it and prints the engines for --engines; rig-down
+# removes exactly what rig-up made.
+rig-up: build images ## start a second Docker engine in a network namespace, in a swarm with this one (root), with IMAGE copied in
+	./$(BIN) rig up --image $(IMAGE)
+
+rig-down: ## remove what rig-up made: both engines out of the swarm, the second daemon, its namespace and data
+	@test -x $(BIN) || $(MAKE) build
+	./$(BIN) rig down
 
 fuzz: ## fuzz the wire decoder for 60 s
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./wire/

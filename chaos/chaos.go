@@ -192,12 +192,19 @@ type ClusterSpec struct {
 	// it.
 	System        *system.System
 	SystemOptions election.Options
+	// Placement fixes which engine holds each member when a backend
+	// spans several (nil: the backend's default, round-robin); the
+	// simulator keeps it as its world's placement, for the shape Engines.
+	Placement Placement
 }
 
 // Validate checks a spec before anything starts.
 func (s ClusterSpec) Validate() error {
 	if s.Name == "" {
 		return fmt.Errorf("cluster: empty name")
+	}
+	if err := s.Placement.Validate(s.Members, 0); err != nil {
+		return fmt.Errorf("cluster %s: %w", s.Name, err)
 	}
 	if s.System != nil {
 		if len(s.Members) < 1 {

@@ -117,6 +117,10 @@ var (
 			return partitionSpec(PartitionSpec{Shape: Isolate, Target: d.victim(s, up)}), true
 		}},
 		{Name: string(Bridge), Weight: 2, Default: true, fn: drawShape(Bridge)},
+		// Along engines: only a cluster placed on several has any.
+		{Name: string(Engines), Weight: 2, fn: func(_ *Drawer, s State) (Spec, bool) {
+			return partitionSpec(PartitionSpec{Shape: Engines}), len(s.Placement) >= 2
+		}},
 		{Name: "groups", Weight: 2, Default: true, fn: func(d *Drawer, s State) (Spec, bool) {
 			n := len(d.Members)
 			if n < 2 {

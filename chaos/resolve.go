@@ -136,6 +136,13 @@ func partition(p *PartitionSpec, s State, members []election.NodeID, rng *rand.R
 		groups = [][]election.NodeID{slices.Clone(sorted[:h]), slices.Clone(sorted[h:])}
 	case p.Shape == MajoritiesRing:
 		links = majoritiesRing(members)
+	case p.Shape == Engines:
+		if len(s.Placement) < 2 {
+			return nil, nil, nil, fmt.Errorf("partition %s: the cluster runs on one engine; run it on several (--engines) or give cluster.placement", p)
+		}
+		for _, g := range s.Placement {
+			groups = append(groups, slices.Clone(g))
+		}
 	case p.Shape == Isolate:
 		nodes, err = ResolveTarget(p.Target, Kill, s, members, rng)
 		if err != nil {

@@ -29,10 +29,15 @@ const (
 	Bridge Shape = "bridge"
 	// Isolate: the target alone against the rest.
 	Isolate Shape = "isolate"
+	// Engines: every node on one engine cut from every node on every
+	// other, as the cluster's placement (State.Placement) groups them:
+	// the shape an availability-zone outage takes. A cluster on one
+	// engine has nothing to cut along.
+	Engines Shape = "engines"
 )
 
 // Shapes lists every shape, in the order the docs list them.
-var Shapes = []Shape{Halves, MajoritiesRing, Bridge, Isolate}
+var Shapes = []Shape{Halves, MajoritiesRing, Bridge, Isolate, Engines}
 
 // TargetKind is how a target is chosen when the fault is applied.
 type TargetKind string

@@ -28,6 +28,10 @@ type State struct {
 	Net map[NetKey]Params
 	// Clocks holds the nodes whose clock is faulted (absent: true time).
 	Clocks map[election.NodeID]Skew
+	// Placement is which engine holds each node, fixed when the cluster
+	// starts (nil on one engine): what the partition shape Engines cuts
+	// along. No fault changes it.
+	Placement Placement
 }
 
 // NetKey names one per-node network fault in State.Net: its kind and the
@@ -58,7 +62,7 @@ func NewState() State {
 func (s State) Clone() State {
 	return State{
 		Views: cloneMap(s.Views), Up: cloneMap(s.Up), Paused: cloneMap(s.Paused), Cut: cloneMap(s.Cut),
-		Net: cloneMap(s.Net), Clocks: cloneMap(s.Clocks),
+		Net: cloneMap(s.Net), Clocks: cloneMap(s.Clocks), Placement: s.Placement,
 	}
 }
 

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"github.com/ringleader-dev/ringleader/chaos"
 	"io"
 	"path/filepath"
 	"strings"
@@ -54,6 +55,9 @@ func reportOf(r *Result) report.Report {
 			note += "; left to the server's defaults: " + strings.Join(s.Defaults, ", ")
 		}
 		rep.Notes = append(rep.Notes, note)
+	}
+	for _, e := range r.Engines {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("engine %s held nodes %s", e.Engine, chaos.IDList(e.Nodes)))
 	}
 	if r.Description != "" {
 		rep.Notes = append(rep.Notes, r.Description)

@@ -34,7 +34,10 @@ type Result struct {
 	// its version and how it was observed; nil for an algorithm.
 	System  *SystemResult     `json:"system,omitempty"`
 	Members []election.NodeID `json:"members"`
-	Timing  Timing            `json:"timing"`
+	// Engines, for a run across several engines, says which held each
+	// node: the engine's address and its nodes, in --engines order.
+	Engines []EngineResult `json:"engines,omitempty"`
+	Timing  Timing         `json:"timing"`
 	// LivenessBoundMillis is the scenario's liveness_bound (0: the
 	// default, ten suspicions), kept so that Rejudge judges as the run did.
 	LivenessBoundMillis float64   `json:"liveness_bound_ms,omitempty"`
@@ -307,4 +310,11 @@ func idsText(ids []election.NodeID) string { return string(appendIDs(nil, ids)) 
 // appendIDs appends ids as idsText writes them: "{1,2,3}".
 func appendIDs(b []byte, ids []election.NodeID) []byte {
 	return append(election.AppendIDs(append(b, '{'), ids), '}')
+}
+
+// EngineResult is one engine of a run across several and the nodes it
+// held.
+type EngineResult struct {
+	Engine string            `json:"engine"`
+	Nodes  []election.NodeID `json:"nodes"`
 }

@@ -149,7 +149,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	spec := chaos.ClusterSpec{
 		Name: res.Cluster, Algorithm: sc.Cluster.Algorithm, Program: sc.Cluster.Program, ProgramImage: sc.Cluster.Image, ProgramTimeout: sc.Cluster.ProgramTimeout, Quorum: sc.Cluster.Quorum, Options: sc.Cluster.Options,
 		Members: r.members, Timing: sc.Cluster.Timing, Seed: opts.Seed,
-		System: sc.Cluster.System, SystemOptions: sc.Cluster.SystemOptions,
+		System: sc.Cluster.System, SystemOptions: sc.Cluster.SystemOptions, Placement: sc.Cluster.Placement,
 	}
 	r.mark("start cluster " + spec.Name)
 	if err := backend.Start(ctx, spec, sink); err != nil {
@@ -158,6 +158,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 	}
 	r.start = backend.Now()
 	res.origin = r.start
+	r.notePlacement(backend, res)
 
 	runErr := r.steps(ctx)
 	r.mark("end")
@@ -432,3 +433,17 @@ func clusterName(scenarioName string, rep int) string {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// notePlacement writes which engine holds each node of a run across
+// several into the results and, as one mark per engine, the history.
+func (r *runner) notePlacement(b chaos.Backend, res *Result) {
+	p, ok := b.(chaos.Placed)
+	if !ok {
+		return
+	}
+	hosts, pl := p.Placement()
+	for i, g := range pl {
+		res.Engines = append(res.Engines, EngineResult{Engine: hosts[i], Nodes: g})
+		r.mark(fmt.Sprintf("engine %s holds nodes %s", hosts[i], chaos.IDList(g)))
+	}
+}

@@ -113,6 +113,13 @@ func clusterNode(c Cluster) *yaml.Node {
 	} else {
 		add(m, "ids", idsNode(c.IDs))
 	}
+	if len(c.Placement) > 0 {
+		pl := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, g := range c.Placement {
+			pl.Content = append(pl.Content, idsNode(g))
+		}
+		add(m, "placement", pl)
+	}
 	// The quorum mode and every option are written as they are, the
 	// defaults too: a file must mean the same run whatever the defaults
 	// of whoever reads it (a program's mode defaults to none when read,

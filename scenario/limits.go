@@ -25,7 +25,8 @@ func Limits() []Limit {
 		{"durations (`wait`, `within`, `for`, `liveness_bound`)", "positive, with a unit (`500ms`, `2s`)"},
 		{"`loss.percent`", "0 (removes loss) or 1 to 100: the container rules drop whole percents"},
 		{"`delay.ms`, `delay.jitter_ms`", "whole milliseconds ≥ 0 (0 and 0 remove delay)"},
-		{"`partition`", "must cut a link: groups with nodes on different sides, never a node from itself (`chaos.Decide`, checked when the nodes are named in the file); shapes other than `isolate` need at least 3 nodes"},
+		{"`partition`", "must cut a link: groups with nodes on different sides, never a node from itself (`chaos.Decide`, checked when the nodes are named in the file); shapes other than `isolate` and `engines` need at least 3 nodes"},
+		{"`cluster.placement`", "at least two groups (one per engine, in `--engines` order), each a non-empty list of IDs; every member in exactly one group"},
 		{"`pause`, `resume` of listed IDs", "not a node the file has put down (`kill: [3]`, `kill: all`) and not restarted since (`chaos.Decide` refuses it)"},
 		{"the file", "one YAML document: a second one (after `---`) is an error"},
 	}

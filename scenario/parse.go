@@ -361,7 +361,7 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 }
 
 func (p *parser) cluster(n *yaml.Node) Cluster {
-	f := p.fields(n, "cluster", "algorithm", "program", "image", "program_timeout", "nodes", "ids", "quorum", "options", "timing", "system", "probe_interval")
+	f := p.fields(n, "cluster", "algorithm", "program", "image", "program_timeout", "nodes", "ids", "quorum", "options", "timing", "system", "probe_interval", "placement")
 	var c Cluster
 	var alg election.Algorithm
 	algOK := false
@@ -421,6 +421,9 @@ func (p *parser) cluster(n *yaml.Node) Cluster {
 		p.errf(n, "cluster.nodes", "missing; give nodes: N (IDs 1..N) or ids: [...] in ring order")
 	}
 	p.members = c.IDs
+	if v, ok := f["placement"]; ok {
+		c.Placement = p.placement(v, c.IDs)
+	}
 	if v, ok := f["quorum"]; ok {
 		if q, ok := p.str(v, "cluster.quorum"); ok {
 			var err error
@@ -486,6 +489,31 @@ func (p *parser) cluster(n *yaml.Node) Cluster {
 	}
 	c.Timing = c.Timing.WithDefaultsFor(len(c.IDs))
 	return c
+}
+
+// placement reads cluster.placement: a list of ID lists, one per engine.
+func (p *parser) placement(n *yaml.Node, members []election.NodeID) chaos.Placement {
+	const field = "cluster.placement"
+	if n.Kind != yaml.SequenceNode || len(n.Content) < 2 {
+		p.errf(n, field, "want one list of node IDs per engine, at least two, like [[1, 3], [2]], got %s", describe(n))
+		return nil
+	}
+	var pl chaos.Placement
+	for i, g := range n.Content {
+		ids, ok := p.ids(g, fmt.Sprintf("%s[%d]", field, i), 1)
+		if !ok {
+			return nil
+		}
+		pl = append(pl, ids)
+	}
+	if members == nil {
+		return pl // the members' own error is reported
+	}
+	if err := pl.Validate(members, 0); err != nil {
+		p.errf(n, field, "%v", err)
+		return nil
+	}
+	return pl
 }
 
 // systemCluster finishes a system's cluster: the options the file gave
@@ -962,7 +990,7 @@ func (p *parser) partition(n *yaml.Node, field string) *chaos.PartitionSpec {
 				}
 			}
 		}
-		if len(p.members) > 0 && len(p.members) < 3 && pt.Shape != chaos.Isolate {
+		if len(p.members) > 0 && len(p.members) < 3 && pt.Shape != chaos.Isolate && pt.Shape != chaos.Engines {
 			p.errf(sn, field+".shape", "%s needs at least 3 nodes; the cluster has %d", sh, len(p.members))
 		}
 	case f["cut"] != nil:

@@ -164,6 +164,10 @@ func TestParseErrorsNameFileLineFieldAndWhatIsValid(t *testing.T) {
 		{"too many nodes", "name: x\ncluster: {algorithm: stub-bully, nodes: 65}\nsteps: [heal]\n", "bad.yaml:2: cluster.nodes:", "at most 64"},
 		{"name too long", "name: " + strings.Repeat("a", MaxNameLen+1) + "\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\n", "bad.yaml:1: name:", "1 to 63"},
 		{"negative seed", "name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\nseed: -1\n", "bad.yaml:4: seed:", "want a whole number from 0 to"},
+		{"placement one group", "name: x\ncluster: {algorithm: stub-bully, nodes: 3, placement: [[1, 2, 3]]}\nsteps: [heal]\n", "bad.yaml:2: cluster.placement:", "at least two"},
+		{"placement node twice", "name: x\ncluster: {algorithm: stub-bully, nodes: 3, placement: [[1, 2], [2, 3]]}\nsteps: [heal]\n", "bad.yaml:2: cluster.placement:", "node 2 is in group 1 and group 2"},
+		{"placement misses a node", "name: x\ncluster: {algorithm: stub-bully, nodes: 3, placement: [[1], [2]]}\nsteps: [heal]\n", "bad.yaml:2: cluster.placement:", "node 3 is in no group"},
+		{"placement not ids", "name: x\ncluster: {algorithm: stub-bully, nodes: 3, placement: [[1, 2], three]}\nsteps: [heal]\n", "bad.yaml:2: cluster.placement[1]:", "list of node IDs"},
 		{"seed not a number", "name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\nseed: soon\n", "bad.yaml:4: seed:", "got"},
 	}
 	for _, c := range cases {
@@ -243,5 +247,33 @@ func TestLimitsThemselvesAreAccepted(t *testing.T) {
 		if _, err := Parse("ok.yaml", []byte(y)); err != nil {
 			t.Errorf("%v\n%s", err, y)
 		}
+	}
+}
+
+// TestParseReadsPlacementAndTheEnginesShape: cluster.placement is one ID
+// list per engine, the shape engines needs no target (two nodes are
+// enough), and Format writes both back.
+func TestParseReadsPlacementAndTheEnginesShape(t *testing.T) {
+	src := "name: x\ncluster: {algorithm: stub-bully, nodes: 2, placement: [[2], [1]]}\nsteps:\n  - partition: {shape: engines}\n  - heal\n"
+	sc, err := Parse("p.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sc.Cluster.Placement.String(); got != "[2] | [1]" {
+		t.Errorf("placement %s, want [2] | [1]", got)
+	}
+	if pt := sc.Steps[0].Fault.Partition; pt == nil || pt.Shape != "engines" {
+		t.Errorf("step 1: %+v, want the shape engines", sc.Steps[0])
+	}
+	out, err := Format(sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "placement: [[2], [1]]") {
+		t.Errorf("Format lost the placement:\n%s", out)
+	}
+	again, err := Parse("p.yaml", out)
+	if err != nil || again.Cluster.Placement.String() != sc.Cluster.Placement.String() {
+		t.Errorf("re-parsed: %v, %v", again.Cluster.Placement, err)
 	}
 }

@@ -88,6 +88,10 @@ type Cluster struct {
 	// interval is cluster.probe_interval when given.
 	System        *system.System
 	SystemOptions election.Options
+	// Placement fixes which engine holds each node when a run spans
+	// several (cluster.placement: one list of IDs per engine, in the
+	// order --engines names them); nil: round-robin (docs/engines.md).
+	Placement chaos.Placement
 }
 
 // Op is what a step does: wait, expect, or one of the fault operations of

@@ -28,6 +28,7 @@ func wordsUsage() string {
 		case k.Op == chaos.Partition:
 			line("partition 1,2,3 4,5", "explicit groups (two or more)")
 			line("partition halves|majorities-ring", "a named shape")
+			line("partition engines", "every node on one engine cut from every node on another")
 			line("partition bridge [TARGET]", "two sides sharing one node (TARGET: leader, follower, one, or an ID)")
 			line("isolate TARGET", "the target alone against the rest")
 			line("cut A B [--one-way]", "cut the link A–B (--one-way: only A → B)")
@@ -288,10 +289,10 @@ func checkTargetWord(op, w string) error {
 
 func partitionYAML(rest []string) (string, error) {
 	if len(rest) == 0 {
-		return "", fmt.Errorf("partition takes groups (1,2,3 4,5) or a shape (%s)", "halves, majorities-ring, bridge, isolate")
+		return "", fmt.Errorf("partition takes groups (1,2,3 4,5) or a shape (%s)", shapeNames(", "))
 	}
 	switch sh := chaos.Shape(rest[0]); sh {
-	case chaos.Halves, chaos.MajoritiesRing:
+	case chaos.Halves, chaos.MajoritiesRing, chaos.Engines:
 		if len(rest) != 1 {
 			return "", fmt.Errorf("partition %s takes nothing more", sh)
 		}
@@ -311,7 +312,7 @@ func partitionYAML(rest []string) (string, error) {
 	groups := make([]string, len(rest))
 	for i, g := range rest {
 		if !idsWord.MatchString(g) {
-			return "", fmt.Errorf("partition: %q is not a group of node IDs like 1,2,3 (or a shape: halves, majorities-ring, bridge, isolate)", g)
+			return "", fmt.Errorf("partition: %q is not a group of node IDs like 1,2,3 (or a shape: %s)", g, shapeNames(", "))
 		}
 		groups[i] = "[" + g + "]"
 	}

@@ -23,6 +23,7 @@ func TestWordsMeanWhatTheScenarioMeans(t *testing.T) {
 		"partition 1,2,3 4,5":       "partition: {groups: [[1,2,3],[4,5]]}",
 		"partition halves":          "partition: {shape: halves}",
 		"partition majorities-ring": "partition: {shape: majorities-ring}",
+		"partition engines":         "partition: {shape: engines}",
 		"partition bridge":          "partition: {shape: bridge}",
 		"partition bridge leader":   "partition: {shape: bridge, target: leader}",
 		"isolate leader":            "partition: {shape: isolate, target: leader}",

@@ -64,6 +64,7 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 		return err
 	}
 	b.sim = s
+	s.state.Placement = spec.Placement
 	s.Start()
 	return s.Err()
 }
@@ -91,6 +92,7 @@ func (b *Backend) NewRun(ctx context.Context, spec chaos.ClusterSpec, sink histo
 		if err := s.Reset(spec.Seed, sink); err != nil {
 			return err
 		}
+		s.state.Placement = spec.Placement
 		s.Start()
 		return s.Err()
 	}

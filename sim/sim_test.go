@@ -651,3 +651,30 @@ func TestPersistOverTheBlobBoundIsRefused(t *testing.T) {
 		t.Errorf("Err() = %v, want the refused persist naming MaxDurableBlob", err)
 	}
 }
+
+// TestBackendCutsAlongItsPlacement: the simulator groups nodes by the
+// cluster's placement, so the partition shape engines cuts one group from
+// the other and each side elects its own highest.
+func TestBackendCutsAlongItsPlacement(t *testing.T) {
+	ctx := context.Background()
+	var mem history.Memory
+	b := &Backend{}
+	spec := chaos.ClusterSpec{Name: "t", Algorithm: "test-maxid", Members: ids(5), Seed: 1, Placement: chaos.Placement{{1, 3, 5}, {2, 4}}}
+	if err := b.Start(ctx, spec, &mem); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close(ctx)
+	f, err := chaos.Spec{Op: chaos.Partition, Partition: &chaos.PartitionSpec{Shape: chaos.Engines}}.Resolve(b.State(), spec.Members, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Apply(ctx, f, "engines"); err != nil {
+		t.Fatal(err)
+	}
+	sides := func(st chaos.State) bool {
+		return st.Views[1].Leader == 5 && st.Views[3].Leader == 5 && st.Views[2].Leader == 4 && st.Views[4].Leader == 4
+	}
+	if ok, _ := b.Await(ctx, 10*time.Second, sides); !ok {
+		t.Fatalf("views %v: want {1,3,5} led by 5 and {2,4} by 4", b.State().Views)
+	}
+}

@@ -46,7 +46,7 @@ func (b *Backend) createNetwork(ctx context.Context, cli *testcontainers.DockerC
 	if err != nil {
 		return nil, nil, fmt.Errorf("docker: run %s: %w", b.run, err)
 	}
-	addrs, err := memberAddrs(subnet, members)
+	addrs, err := memberAddrs(subnet, members, firstNodeHost)
 	if err != nil {
 		return nil, nil, fmt.Errorf("docker: run %s: %w", b.run, err)
 	}
@@ -74,15 +74,15 @@ func ipv4Subnet(cfg []network.IPAMConfig) (netip.Prefix, netip.Addr, error) {
 	return netip.Prefix{}, netip.Addr{}, fmt.Errorf("the engine gave the network no IPv4 subnet (got %v)", cfg)
 }
 
-// memberAddrs gives the i-th member the subnet's host firstNodeHost+i.
-func memberAddrs(subnet netip.Prefix, members []election.NodeID) (map[election.NodeID]netip.Addr, error) {
+// memberAddrs gives the i-th member the subnet's host first+i.
+func memberAddrs(subnet netip.Prefix, members []election.NodeID, first int) (map[election.NodeID]netip.Addr, error) {
 	hosts := uint64(1)<<(32-subnet.Bits()) - 2 // no network, no broadcast
-	if need := uint64(firstNodeHost - 1 + len(members)); need > hosts {
+	if need := uint64(first - 1 + len(members)); need > hosts {
 		return nil, fmt.Errorf("subnet %s holds %d hosts; %d nodes need %d", subnet, hosts, len(members), need)
 	}
 	out := make(map[election.NodeID]netip.Addr, len(members))
 	a := subnet.Masked().Addr()
-	for range firstNodeHost {
+	for range first {
 		a = a.Next()
 	}
 	for _, m := range members {

@@ -61,7 +61,27 @@ func clean(ctx context.Context, s reaper.Sweep, force bool) (Cleaned, error) {
 		return Cleaned{}, err
 	}
 	defer cli.Close()
-	var c Cleaned
+	return cleanWith(ctx, cli, s, force)
+}
+
+// CleanOn is CleanRun (run not empty) or CleanAll on engine e, which
+// need not be this process's: what `ringleader clean --engines` does on
+// each engine named, the first last, since a run's overlay network lives
+// there and goes once no other engine has a container on it.
+func CleanOn(ctx context.Context, e engine.Engine, run string, force bool) (Cleaned, error) {
+	cli, err := e.Client()
+	if err != nil {
+		return Cleaned{}, err
+	}
+	defer cli.Close()
+	return cleanWith(ctx, cli, reaper.Sweep{Run: run, Images: run == ""}, force)
+}
+
+func cleanWith(ctx context.Context, cli client.APIClient, s reaper.Sweep, force bool) (Cleaned, error) {
+	var (
+		c   Cleaned
+		err error
+	)
 	if !force {
 		if c.LiveRuns, err = owned(ctx, cli, s.Run); err != nil {
 			return c, fmt.Errorf("docker: clean: %w", err)
@@ -122,4 +142,14 @@ func Leftovers(ctx context.Context, run string, except ...map[string]string) ([]
 		ex = except[0]
 	}
 	return reaper.LeftExcept(ctx, cli, run, ex)
+}
+
+// LeftoversOn is Leftovers on engine e.
+func LeftoversOn(ctx context.Context, e engine.Engine, run string, except map[string]string) ([]string, error) {
+	cli, err := e.Client()
+	if err != nil {
+		return nil, err
+	}
+	defer cli.Close()
+	return reaper.LeftExcept(ctx, cli, run, except)
 }

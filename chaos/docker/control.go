@@ -39,7 +39,8 @@ func (b *Backend) control(ctx context.Context, id election.NodeID, c rlnode.Cont
 		return rlnode.ControlReply{}, fmt.Errorf("docker: control node %d: %w", id, err)
 	}
 	b.mu.Lock()
-	cli, n, cluster := b.cli, b.nodes[id], b.spec.Name
+	n, cluster := b.nodes[id], b.spec.Name
+	cli := b.cliOfLocked(n)
 	b.mu.Unlock()
 	if n == nil {
 		return rlnode.ControlReply{}, fmt.Errorf("docker: control node %d: no such node in run %s", id, b.run)

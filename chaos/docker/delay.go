@@ -11,6 +11,7 @@ import (
 
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
@@ -69,7 +70,7 @@ func (b *Backend) ensureDelays(ctx context.Context) error {
 // as the world wants it and then releases the queue.
 func (b *Backend) startDelay(ctx context.Context, n *node, lat latency) error {
 	b.mu.Lock()
-	cli := b.cli
+	cli := b.cliOfLocked(n)
 	want := b.wantRulesLocked(n.id)
 	b.mu.Unlock()
 	t0 := time.Now()
@@ -81,13 +82,13 @@ func (b *Backend) startDelay(ctx context.Context, n *node, lat latency) error {
 	}
 	id := created.ID
 	b.mu.Lock()
-	b.helpers[id] = true
+	b.helpers[id] = n.eng
 	b.mu.Unlock()
 	if _, err := cli.ContainerStart(ctx, id, client.ContainerStartOptions{}); err != nil {
 		b.removeContainers(ctx, []string{id})
 		return fmt.Errorf("docker: delay helper for node %d: start: %w", n.id, err)
 	}
-	if err := b.awaitReady(ctx, id); err != nil {
+	if err := b.awaitReady(ctx, cli, id); err != nil {
 		b.removeContainers(ctx, []string{id})
 		return fmt.Errorf("docker: delay helper for node %d (%s): %w", n.id, strings.Join(args, " "), err)
 	}
@@ -101,10 +102,7 @@ func (b *Backend) startDelay(ctx context.Context, n *node, lat latency) error {
 
 // awaitReady follows a delay helper's output until it says READY (the
 // queue is bound and the rules are in) or exits.
-func (b *Backend) awaitReady(ctx context.Context, id string) error {
-	b.mu.Lock()
-	cli := b.cli
-	b.mu.Unlock()
+func (b *Backend) awaitReady(ctx context.Context, cli *testcontainers.DockerClient, id string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	rc, err := cli.ContainerLogs(ctx, id, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Follow: true})
@@ -161,11 +159,11 @@ func (b *Backend) delayHelpersLocked() []string {
 
 // removeContainers force-removes helper containers.
 func (b *Backend) removeContainers(ctx context.Context, ids []string) error {
-	b.mu.Lock()
-	cli := b.cli
-	b.mu.Unlock()
 	var errs []error
 	for _, id := range ids {
+		b.mu.Lock()
+		cli := b.cliOfHelperLocked(id)
+		b.mu.Unlock()
 		_, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 		if err != nil && !isNotFound(err) {
 			errs = append(errs, fmt.Errorf("docker: remove helper %s: %w", id[:12], err))

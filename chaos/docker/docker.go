@@ -21,6 +21,7 @@ import (
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
 	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
 	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
 	"github.com/ringleader-dev/ringleader/chaos/logrecord"
 	"github.com/ringleader-dev/ringleader/chaos/netfilter"
@@ -82,6 +83,8 @@ type config struct {
 	bootTimeout time.Duration
 	reaper      bool
 	warn        io.Writer
+	// engines a run spans (engines.go); none or one: the one engine.
+	engines []engine.Engine
 }
 
 // WithImage sets the node image tag (default DefaultImage).
@@ -144,7 +147,11 @@ type Backend struct {
 	// ctl is what each node's process was last sent over the control
 	// channel (nodectl.go).
 	ctl     map[election.NodeID]nodeControl
-	helpers map[string]bool // helper container IDs not yet removed
+	helpers map[string]int // helper container IDs not yet removed, with their engine (engines.go)
+	// others are the engines of a run that spans several, beyond the
+	// first (b.cli's); a node's eng indexes the run's engines, 0 the
+	// first (engines.go).
+	others []*remote
 	// secret is the run's cluster secret, made by Start and handed to
 	// every node in its environment (docs/trust.md).
 	secret string
@@ -180,7 +187,7 @@ func (b *Backend) takeRunLocked(run string, sink history.Sink) {
 	b.delays = map[election.NodeID]delayHelper{}
 	b.applied = map[election.NodeID]netfilter.Rules{}
 	b.ctl = map[election.NodeID]nodeControl{}
-	b.helpers = map[string]bool{}
+	b.helpers = map[string]int{}
 }
 
 // begin registers an operation (Start, Apply) that Close must wait for and
@@ -227,6 +234,11 @@ type node struct {
 	// probe is what the harness knows of a system member's answers
 	// (system.go); nil for an election node.
 	probe *probeState
+	// eng is the engine that holds the node: 0 the first, i the run's
+	// i-th (engines.go). owned: the run started its container without
+	// testcontainers (container is nil), and Close removes it.
+	eng   int
+	owned bool
 }
 
 // newNode is the book-keeping of node id's container cid.

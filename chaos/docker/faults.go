@@ -230,7 +230,7 @@ func (b *Backend) eachNode(ctx context.Context, ids []election.NodeID, fn func(*
 // crash kills (SIGKILL) or stops (SIGTERM) n's container and returns once
 // its process is gone.
 func (b *Backend) crash(ctx context.Context, op chaos.Op, n *node) error {
-	cli := b.client()
+	cli := b.cliOf(n)
 	// Ask the engine, not the world: a node may also have exited on its
 	// own, unseen yet.
 	up, err := b.running(ctx, n)
@@ -310,7 +310,7 @@ func (b *Backend) start(ctx context.Context, n *node) error {
 		return fmt.Errorf("docker: restart node %d: inspect: %w", n.id, err)
 	}
 	if !up {
-		if _, err := b.client().ContainerStart(ctx, n.cid, client.ContainerStartOptions{}); err != nil {
+		if _, err := b.cliOf(n).ContainerStart(ctx, n.cid, client.ContainerStartOptions{}); err != nil {
 			return fmt.Errorf("docker: restart node %d: %w", n.id, err)
 		}
 	}
@@ -324,14 +324,14 @@ func (b *Backend) start(ctx context.Context, n *node) error {
 }
 
 func (b *Backend) pause(ctx context.Context, _ chaos.Op, n *node) error {
-	if _, err := b.client().ContainerPause(ctx, n.cid, client.ContainerPauseOptions{}); err != nil {
+	if _, err := b.cliOf(n).ContainerPause(ctx, n.cid, client.ContainerPauseOptions{}); err != nil {
 		return fmt.Errorf("docker: pause node %d: %w", n.id, err)
 	}
 	return nil
 }
 
 func (b *Backend) resume(ctx context.Context, _ chaos.Op, n *node) error {
-	if _, err := b.client().ContainerUnpause(ctx, n.cid, client.ContainerUnpauseOptions{}); err != nil {
+	if _, err := b.cliOf(n).ContainerUnpause(ctx, n.cid, client.ContainerUnpauseOptions{}); err != nil {
 		return fmt.Errorf("docker: resume node %d: %w", n.id, err)
 	}
 	// What changed while it was frozen (docker exec cannot reach a
@@ -467,7 +467,7 @@ func (b *Backend) applyRules(ctx context.Context, changes []rules.Change) error 
 // the freeze; its stop runs the node's SIGTERM handler and exits 0), so a
 // paused node killed here dies without running again.
 func (b *Backend) signal(ctx context.Context, op chaos.Op, n *node) error {
-	cli := b.client()
+	cli := b.cliOf(n)
 	id := n.cid
 	if op == chaos.Kill {
 		_, err := cli.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "SIGKILL"})

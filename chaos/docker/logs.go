@@ -82,7 +82,7 @@ func (b *Backend) running(ctx context.Context, n *node) (bool, error) {
 
 func (b *Backend) state(ctx context.Context, n *node) (*container.State, error) {
 	b.mu.Lock()
-	cli := b.cli
+	cli := b.cliOfLocked(n)
 	b.mu.Unlock()
 	res, err := cli.ContainerInspect(ctx, n.cid, client.ContainerInspectOptions{})
 	if err != nil {
@@ -136,7 +136,7 @@ func (b *Backend) readLogs(ctx context.Context, n *node) error { return b.readLo
 // end and returns (follow false), or on as it grows (follow true).
 func (b *Backend) readLogsFollow(ctx context.Context, n *node, follow bool) error {
 	b.mu.Lock()
-	cli, since := b.cli, n.lastTS
+	cli, since := b.cliOfLocked(n), n.lastTS
 	b.mu.Unlock()
 	opts := client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Follow: follow, Timestamps: true}
 	if !since.IsZero() {

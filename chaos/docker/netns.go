@@ -11,6 +11,7 @@ import (
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
 )
 
 var helperSeq atomic.Uint64
@@ -58,7 +59,7 @@ func (b *Backend) helperShow(ctx context.Context, n *node) (string, error) {
 
 func (b *Backend) runHelperOutput(ctx context.Context, n *node, args []string) (time.Duration, string, error) {
 	b.mu.Lock()
-	cli := b.cli
+	cli := b.cliOfLocked(n)
 	b.mu.Unlock()
 	t0 := time.Now()
 	opts := b.helperConfig(n, args)
@@ -68,7 +69,7 @@ func (b *Backend) runHelperOutput(ctx context.Context, n *node, args []string) (
 	}
 	id := created.ID
 	b.mu.Lock()
-	b.helpers[id] = true
+	b.helpers[id] = n.eng
 	b.mu.Unlock()
 	// The fault is in effect once the helper exits; removing it is
 	// book-keeping that need not delay Apply. Close waits for it (bg).
@@ -102,7 +103,7 @@ func (b *Backend) runHelperOutput(ctx context.Context, n *node, args []string) (
 	if code == 0 && args[0] != "show" {
 		return took, "", nil // only show's output is wanted on success
 	}
-	stdout, stderr := b.helperOutput(ctx, id)
+	stdout, stderr := helperOutput(ctx, cli, id)
 	if code != 0 {
 		msg := strings.TrimSpace(stderr + stdout)
 		if msg == "" {
@@ -114,10 +115,7 @@ func (b *Backend) runHelperOutput(ctx context.Context, n *node, args []string) (
 }
 
 // helperOutput returns what a helper wrote on stdout and stderr.
-func (b *Backend) helperOutput(ctx context.Context, id string) (stdout, stderr string) {
-	b.mu.Lock()
-	cli := b.cli
-	b.mu.Unlock()
+func helperOutput(ctx context.Context, cli *testcontainers.DockerClient, id string) (stdout, stderr string) {
 	rc, err := cli.ContainerLogs(ctx, id, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true})
 	if err != nil {
 		return "", fmt.Sprintf("(no output: %v)", err)

@@ -68,7 +68,7 @@ func unixSocket(host string) (string, bool) {
 // container's stdin (StdinOnce); the reaper reads EOF, removes the run and
 // exits, and the engine removes it (AutoRemove). No network, no published
 // port, no capabilities, a read-only root.
-func (b *Backend) startReaper(ctx context.Context, cli *client.Client) error {
+func (b *Backend) startReaper(ctx context.Context, cli *client.Client, slot **watcher) error {
 	if !b.cfg.reaper {
 		return nil
 	}
@@ -173,7 +173,7 @@ func (b *Backend) startReaper(ctx context.Context, cli *client.Client) error {
 		}
 	}()
 	b.mu.Lock()
-	b.reaper = w
+	*slot = w
 	b.mu.Unlock()
 	b.logf("run %s: reaper %s ready in %v", b.run, name, time.Since(t0).Round(time.Millisecond))
 	return nil
@@ -208,10 +208,10 @@ func removeUnstartedReapers(ctx context.Context, cli client.APIClient, logf func
 // once and go, and removes it if it does not. When ctx is done already
 // (Close ran out of time) it only drops the connection: the reaper then
 // goes on removing the run on its own, and stopReaper reports true.
-func (b *Backend) stopReaper(ctx context.Context, cli client.APIClient) (reaping bool, err error) {
+func (b *Backend) stopReaper(ctx context.Context, cli client.APIClient, slot **watcher) (reaping bool, err error) {
 	b.mu.Lock()
-	w := b.reaper
-	b.reaper = nil
+	w := *slot
+	*slot = nil
 	b.mu.Unlock()
 	if w == nil {
 		return false, nil
@@ -281,7 +281,7 @@ func (b *Backend) finishClose(ctx context.Context, cli client.APIClient, run str
 	if l := rm.Lines(); len(l) > 0 {
 		b.logf("run %s: also removed %s", run, strings.Join(l, ", "))
 	}
-	reaping, err := b.stopReaper(ctx, cli)
+	reaping, err := b.stopReaper(ctx, cli, &b.reaper)
 	if err != nil {
 		errs = append(errs, err)
 	}

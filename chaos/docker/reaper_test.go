@@ -45,7 +45,7 @@ func TestReaperRemovesTheRunWhenItsConnectionDrops(t *testing.T) {
 
 	b := New(WithImage(testImage), WithProgress(testWriter{t}))
 	b.run = run
-	if err := b.startReaper(ctx, cli.Client); err != nil {
+	if err := b.startReaper(ctx, cli.Client, &b.reaper); err != nil {
 		t.Fatal(err)
 	}
 	nw, err := cli.NetworkCreate(ctx, "rl-"+run, client.NetworkCreateOptions{Driver: "bridge", Labels: labels(run, RoleNetwork)})
@@ -125,7 +125,7 @@ func TestReaperNeedsALocalSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.startReaper(context.Background(), cli); err != nil {
+	if err := b.startReaper(context.Background(), cli, &b.reaper); err != nil {
 		t.Fatalf("startReaper with an engine on tcp: %v, want a warning only", err)
 	}
 	if b.reaper != nil || !strings.Contains(warn.String(), "run no-socket has no reaper") || !strings.Contains(warn.String(), "ringleader clean --run no-socket") {

@@ -68,6 +68,9 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	b.mu.Lock()
 	b.cli = cli
 	b.mu.Unlock()
+	if err := b.connectEngines(ctx, cli, spec); err != nil {
+		return err
+	}
 
 	if b.cfg.build {
 		if err := BuildImage(ctx, b.cfg.image, b.cfg.progress); err != nil {
@@ -99,12 +102,29 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 		}
 	}
 
+	if b.multi() {
+		if err := b.copyImages(ctx, uniq(b.cfg.image, b.nodeImage)...); err != nil {
+			return err
+		}
+	}
+
 	// The reaper comes first: from here on, whatever the run creates goes
-	// when this process does (reaper.go).
-	if err := b.startReaper(ctx, cli.Client); err != nil {
+	// when this process does (reaper.go); one on each engine.
+	if err := b.startReaper(ctx, cli.Client, &b.reaper); err != nil {
 		return err
 	}
-	nw, addrs, err := b.createNetwork(ctx, cli, spec.Members)
+	if err := b.startOtherReapers(ctx); err != nil {
+		return err
+	}
+	var (
+		nw    *testcontainers.DockerNetwork
+		addrs map[election.NodeID]netip.Addr
+	)
+	if b.multi() {
+		nw, addrs, err = b.createOverlay(ctx, spec.Members)
+	} else {
+		nw, addrs, err = b.createNetwork(ctx, cli, spec.Members)
+	}
 	if err != nil {
 		return err
 	}
@@ -265,6 +285,9 @@ func (b *Backend) startNode(ctx, followCtx context.Context, nw *testcontainers.D
 	if b.spec.System != nil {
 		return b.startSystemMember(ctx, followCtx, nw, addrs, id)
 	}
+	if b.multi() {
+		return b.startPlacedNode(ctx, followCtx, nw, addrs, id)
+	}
 	name := b.containerName(id)
 	t0 := time.Now()
 	req := testcontainers.GenericContainerRequest{
@@ -341,14 +364,14 @@ func (b *Backend) adopt(c testcontainers.Container, started bool, id election.No
 // one).
 func (b *Backend) refreshIPs(ctx context.Context) error {
 	b.mu.Lock()
-	cli, netName := b.cli, b.netName
+	netName := b.netName
 	nodes := make([]*node, 0, len(b.nodes))
 	for _, n := range b.nodes {
 		nodes = append(nodes, n)
 	}
 	b.mu.Unlock()
 	for _, n := range nodes {
-		res, err := cli.ContainerInspect(ctx, n.cid, client.ContainerInspectOptions{})
+		res, err := b.cliOf(n).ContainerInspect(ctx, n.cid, client.ContainerInspectOptions{})
 		if err != nil {
 			return fmt.Errorf("docker: inspect node %d: %w", n.id, err)
 		}
@@ -466,11 +489,14 @@ func (b *Backend) Close(ctx context.Context) error {
 	}
 	defer cli.Close()
 	for _, id := range append(helpers, delays...) {
-		if _, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !isNotFound(err) {
+		b.mu.Lock()
+		hcli := b.cliOfHelperLocked(id)
+		b.mu.Unlock()
+		if _, err := hcli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !isNotFound(err) {
 			errs = append(errs, fmt.Errorf("remove helper %s: %w", id, err))
 		}
 	}
-	killAll(ctx, cli, nodes)
+	b.killAll(ctx, nodes)
 	var (
 		wg  sync.WaitGroup
 		emu sync.Mutex
@@ -484,7 +510,13 @@ func (b *Backend) Close(ctx context.Context) error {
 			defer func() { <-sem }()
 			// No grace period: the run is over, its history is
 			// complete, and SIGTERM would only add records.
-			if err := n.container.Terminate(ctx, testcontainers.StopTimeout(0)); err != nil && !isNotFound(err) {
+			var err error
+			if n.owned {
+				err = b.removeNode(ctx, n)
+			} else {
+				err = n.container.Terminate(ctx, testcontainers.StopTimeout(0))
+			}
+			if err != nil && !isNotFound(err) {
 				emu.Lock()
 				errs = append(errs, fmt.Errorf("terminate node %d: %w", n.id, err))
 				emu.Unlock()
@@ -493,11 +525,16 @@ func (b *Backend) Close(ctx context.Context) error {
 	}
 	wg.Wait()
 	b.followers.Wait()
-	if netID != "" {
+	if netID != "" && b.multi() {
+		if err := b.removeOverlay(ctx, netID); err != nil {
+			errs = append(errs, fmt.Errorf("remove overlay network: %w", err))
+		}
+	} else if netID != "" {
 		if _, err := cli.NetworkRemove(ctx, netID, client.NetworkRemoveOptions{}); err != nil && !isNotFound(err) {
 			errs = append(errs, fmt.Errorf("remove network: %w", err))
 		}
 	}
+	errs = append(errs, b.closeOthers(ctx, run)...)
 	// Whatever Start created but never handed back carries the run label;
 	// then the reaper goes, and what is left, if anything, is named.
 	errs = append(errs, b.finishClose(ctx, cli, run, t0)...)
@@ -512,13 +549,13 @@ func (b *Backend) Close(ctx context.Context) error {
 // electing and starves the removal: 64 nodes took minutes. A kill is
 // cheap; removal, which unmounts, is what goes cleanParallel at a time.
 // Errors are left to the removal that follows, which reports them.
-func killAll(ctx context.Context, cli *testcontainers.DockerClient, nodes []*node) {
+func (b *Backend) killAll(ctx context.Context, nodes []*node) {
 	var wg sync.WaitGroup
 	for _, n := range nodes {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, _ = cli.ContainerKill(ctx, n.cid, client.ContainerKillOptions{Signal: "KILL"})
+			_, _ = b.cliOf(n).ContainerKill(ctx, n.cid, client.ContainerKillOptions{Signal: "KILL"})
 		}()
 	}
 	wg.Wait()

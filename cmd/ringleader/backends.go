@@ -8,6 +8,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/chaos/docker"
+	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
 	"github.com/ringleader-dev/ringleader/sim"
 	"github.com/ringleader-dev/ringleader/watch"
 )
@@ -47,6 +48,8 @@ type world struct {
 type worldOptions struct {
 	image              string
 	progress, warnings io.Writer
+	// engines a cluster spans (run --engines); none: the one engine.
+	engines []engine.Engine
 }
 
 // worlds by the name --backend takes.
@@ -54,7 +57,7 @@ var worlds = map[string]world{
 	"docker": {
 		build: func(ctx context.Context, o worldOptions) error { return docker.BuildImage(ctx, o.image, nil) },
 		start: func(o worldOptions) chaos.Backend {
-			return docker.New(docker.WithImage(o.image), docker.WithBuild(false), docker.WithWarnings(o.warnings), docker.WithProgress(o.progress))
+			return docker.New(docker.WithImage(o.image), docker.WithBuild(false), docker.WithWarnings(o.warnings), docker.WithProgress(o.progress), docker.WithEngines(o.engines))
 		},
 		attach: func(o worldOptions) chaos.Attacher {
 			return docker.New(docker.WithBuild(false), docker.WithWarnings(o.warnings), docker.WithProgress(o.progress))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos/docker"
+	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
 	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
 )
 
@@ -27,7 +28,7 @@ func init() {
 func runClean(args []string) int {
 	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: ringleader clean [--run ID] [--force]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: ringleader clean [--run ID] [--force] [--engines A,B,...]\n\n"+
 			"Removes what carries the label %s=%s, %d at a time: containers (with their\n"+
 			"volumes), networks, volumes and, without --run, the built node images and the\n"+
 			"temporary directories of image builds whose process is gone. With --run only that\n"+
@@ -37,6 +38,8 @@ func runClean(args []string) int {
 			"with the reason: its owner (label %s: host, PID and start time) still\n"+
 			"runs, or runs on a machine this one cannot check, or (runs of older builds) its\n"+
 			"reaper is still attached. --force removes those too.\n\n"+
+			"With --engines (or RINGLEADER_ENGINES) every engine named is cleaned, the first last;\n"+
+			"each must answer before any is touched.\n\n"+
 			"Exits 0 when nothing but live runs is left, 1 naming what else stays, 2 for bad\n"+
 			"flags.\n\n",
 			docker.LabelProject, docker.Project, reaper.Parallel, docker.LabelRun, docker.LabelOwner)
@@ -45,6 +48,7 @@ func runClean(args []string) int {
 	run := fs.String("run", "", "remove only this run's containers and network")
 	force := fs.Bool("force", false, "remove runs a live process owns, and the images they use, too")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
+	engines := fs.String("engines", os.Getenv(engine.EnginesEnv), "clean every one of these Docker engines, `A,B,...` (hosts or contexts; a run across engines left something on each); default $"+engine.EnginesEnv)
 	if status, done := parseFlags(fs, args); done {
 		return status
 	}
@@ -55,6 +59,9 @@ func runClean(args []string) int {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
+	if *engines != "" {
+		return cleanEngines(ctx, *engines, *run, *force)
+	}
 	if _, err := docker.Connect(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "ringleader clean: %v\n", err)
 		return 1
@@ -105,4 +112,46 @@ func runClean(args []string) int {
 		fmt.Println("nothing to remove")
 	}
 	return 0
+}
+
+// cleanEngines is clean on every engine of list, the first last: a run's
+// overlay network lives on the first and goes once no other engine has a
+// container on it. Every engine named must answer, before any is touched.
+func cleanEngines(ctx context.Context, list, run string, force bool) int {
+	es, err := engine.ConnectList(ctx, list)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader clean: --engines: %v\n", err)
+		return 1
+	}
+	status, nothing := 0, true
+	for _, e := range slices.Backward(es) {
+		c, err := docker.CleanOn(ctx, e, run, force)
+		for _, l := range c.Lines() {
+			fmt.Printf("removed %s on %s\n", l, e.Host)
+			nothing = false
+		}
+		for _, r := range slices.Sorted(maps.Keys(c.LiveRuns)) {
+			fmt.Printf("left run %s on %s: %s (--force removes it)\n", r, e.Host, c.LiveRuns[r])
+			nothing = false
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "ringleader clean: %s: %v\n", e.Host, err)
+			status = 1
+		}
+		lctx, lcancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+		left, lerr := docker.LeftoversOn(lctx, e, run, c.LiveRuns)
+		lcancel()
+		switch {
+		case lerr != nil:
+			fmt.Fprintf(os.Stderr, "ringleader clean: %s: cannot tell what is left: %v\n", e.Host, lerr)
+			status = 1
+		case len(left) > 0:
+			fmt.Fprintf(os.Stderr, "ringleader clean: %s: still there (%d): %s\n", e.Host, len(left), strings.Join(left, ", "))
+			status = 1
+		}
+	}
+	if nothing && status == 0 {
+		fmt.Println("nothing to remove")
+	}
+	return status
 }

@@ -69,7 +69,7 @@ func wantContains(t *testing.T, what, s string, subs ...string) {
 	}
 }
 
-var commandNames = []string{"check", "clean", "compare", "completion", "conform", "control", "fault", "help", "image", "netfilter", "node", "reap", "report", "run", "sim", "tap", "up", "watch"}
+var commandNames = []string{"check", "clean", "compare", "completion", "conform", "control", "fault", "help", "image", "netfilter", "node", "reap", "report", "rig", "run", "sim", "tap", "up", "watch"}
 
 func TestNoArgumentsPrintsUsageOnStderrAndExits2(t *testing.T) {
 	r := ringleader(t)

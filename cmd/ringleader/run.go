@@ -16,6 +16,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/chaos/docker"
+	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/harness"
 	"github.com/ringleader-dev/ringleader/millis"
@@ -43,6 +44,9 @@ type runFlags struct {
 	// system, when set, runs each scenario, written for the system's
 	// model algorithm, against the real server (scenario.OnSystem).
 	system string
+	// engines, when it names more than one, spreads each cluster over
+	// those Docker engines (--engines, RINGLEADER_ENGINES).
+	engines string
 	// programTimeout bounds each answer of a scenario's program.
 	programTimeout *time.Duration
 }
@@ -60,6 +64,7 @@ func runCmd(args []string) int {
 	fs.BoolVar(&f.build, "build", true, "build the node image from this source tree first (docker backend)")
 	f.programTimeout = programTimeoutFlag(fs)
 	fs.StringVar(&f.system, "system", "", "run scenarios written for a system's model algorithm against the real `SYSTEM` (etcd, or a system file): a raft scenario on etcd with the same timeouts (docker backend)")
+	fs.StringVar(&f.engines, "engines", os.Getenv(engine.EnginesEnv), "spread each cluster over these Docker engines, `A,B,...` (hosts or contexts; the first is the one this process uses), which must share one swarm (docs/engines.md); default $"+engine.EnginesEnv)
 	fs.StringVar(&f.attach, "attach", "", "play the scenarios on the running `CLUSTER` (compose, or a harness run's label) instead of starting one; its shape must match each scenario's")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: ringleader run [scenario.yaml|dir ...] [flags]\n\nRuns scenarios (default: every file in scenarios/) and judges them.\nExit status: 0 all passed, 1 an expectation or checker verdict failed, 2 invalid scenario or flags,\n130 interrupted (SIGINT, SIGTERM, SIGHUP), 141 the output was closed (| head); either way the cluster is removed first.\n\nFlags:\n")
@@ -71,6 +76,17 @@ func runCmd(args []string) int {
 	}
 	if f.backend != "docker" && f.backend != "sim" {
 		return usageError("run", "--backend %q: want docker or sim", f.backend)
+	}
+	if f.engines != "" {
+		if _, err := engine.ParseList(f.engines); err != nil {
+			return usageError("run", "--engines: %v", err)
+		}
+		if f.backend != "docker" {
+			return usageError("run", "--engines spreads containers over Docker engines; with --backend %s, cluster.placement groups the nodes", f.backend)
+		}
+		if f.attach != "" {
+			return usageError("run", "--engines starts a cluster of its own; --attach plays on a running one")
+		}
 	}
 	if f.attach != "" {
 		if f.backend != "docker" {
@@ -173,6 +189,19 @@ func runScenarios(ctx context.Context, scs []*scenario.Scenario, f runFlags, std
 	newBackend := func() chaos.Backend { return w.start(opts) }
 	if f.attach != "" {
 		newBackend = func() chaos.Backend { return chaos.Attached{Attacher: w.attach(opts), Run: f.attach} }
+	}
+	if f.backend == "docker" && f.engines != "" {
+		es, err := engine.ConnectList(ctx, f.engines)
+		if err != nil {
+			fmt.Fprintf(stderr, "ringleader run: --engines: %v\n", err)
+			return 1
+		}
+		if len(es) > 1 {
+			// The first engine is the process's: the image is built
+			// there and copied to the others.
+			es[0].Pin()
+			opts.engines = es
+		}
 	}
 	if f.backend == "docker" {
 		// The docker package sets these in its init too; set here as

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/internal/progress"
@@ -336,6 +337,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	progTimeout := programTimeoutFlag(fs)
 	image := fs.String("image", "", "with --program and --save: the image that holds the program's runtime on the docker backend, written into the saved files (cluster.image; \"ringleader-python:bookworm\")")
 	n := fs.Int("n", 5, "node count (IDs 1..n)")
+	engines := fs.Int("engines", 1, "place the nodes round-robin over this many engines, the groups the partition shape engines cuts along (--kinds engines)")
 	schedules := fs.Int("schedules", 1000, "number of random fault schedules")
 	seed := fs.Int64("seed", 1, "top-level seed; schedule 0 uses it as is, so --schedules 1 --seed X replays the schedule with seed X")
 	quorum := fs.String("quorum", "", "quorum mode: majority or none (default: the algorithm's)")
@@ -406,6 +408,8 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case *n < 1:
 		return badFlag(stderr, "explore", fmt.Errorf("--n %d: need at least one node", *n))
+	case *engines < 1 || *engines > *n:
+		return badFlag(stderr, "explore", fmt.Errorf("--engines %d: want 1 to --n (%d): every engine holds a node", *engines, *n))
 	case *schedules < 1:
 		return badFlag(stderr, "explore", fmt.Errorf("--schedules %d: need at least one", *schedules))
 	case *faults < 1:
@@ -421,6 +425,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	opts := explore.Options{
 		Algorithm: alg.Name, N: *n, Quorum: q, Options: algOpts, Schedules: *schedules, Seed: *seed,
 		MaxFaults: *faults, Workers: *workers, Image: *image, Shard: shard,
+		Placement: chaos.RoundRobin(election.FirstIDs(*n), *engines),
 	}
 	if *kindList != "" {
 		opts.Kinds = strings.Split(*kindList, ",")

@@ -44,6 +44,10 @@ type Options struct {
 	// N nodes with IDs 1..N in ring order, unless Members is set.
 	N       int
 	Members []election.NodeID
+	// Placement groups the members by engine, as a run across several
+	// engines would place them (nil: one engine); the partition shape
+	// engines cuts along it.
+	Placement chaos.Placement
 	// Quorum and Options may be left unset: every entry point resolves
 	// them to the algorithm's defaults (election.Algorithm.Resolve).
 	Quorum  election.QuorumMode
@@ -286,6 +290,9 @@ func ReplayCommand(o Options, seed int64) string {
 	if o.MaxFaults != 12 {
 		fmt.Fprintf(&b, " --faults %d", o.MaxFaults)
 	}
+	if len(o.Placement) > 1 {
+		fmt.Fprintf(&b, " --engines %d", len(o.Placement))
+	}
 	if len(o.Kinds) > 0 {
 		fmt.Fprintf(&b, " --kinds %s", strings.Join(o.Kinds, ","))
 	}
@@ -461,14 +468,14 @@ func claimed(a election.Algorithm, q election.QuorumMode) []check.Name {
 func spec(o Options, seed int64) chaos.ClusterSpec {
 	return chaos.ClusterSpec{
 		Name: "explore", Algorithm: o.Algorithm, Quorum: o.Quorum, Options: o.Options,
-		Members: o.Members, Timing: o.Timing, Seed: seed,
+		Members: o.Members, Timing: o.Timing, Seed: seed, Placement: o.Placement,
 	}
 }
 
 // cluster is the scenario cluster of o; a registered program's names its
 // command, so that a saved scenario runs it again (cluster.program).
 func cluster(o Options) scenario.Cluster {
-	c := scenario.Cluster{Algorithm: o.Algorithm, IDs: o.Members, Quorum: o.Quorum, Options: o.Options, Timing: o.Timing}
+	c := scenario.Cluster{Algorithm: o.Algorithm, IDs: o.Members, Quorum: o.Quorum, Options: o.Options, Timing: o.Timing, Placement: o.Placement}
 	if p, ok := program.Lookup(o.Algorithm); ok {
 		c.Program, c.Image = p.Command(), o.Image
 		if p.Timeout() != program.DefaultTimeout {
