@@ -86,7 +86,7 @@ func TestDropSetCutsOnlyTheNamedDirection(t *testing.T) {
 	// 2's messages and nobody was hinted: the routes are up.
 	_, silence := routes.SilenceNoticed(3)
 	c.awaitLog("node 1 still dropping 2's messages after a route's ping timeout", func(l logLine) bool {
-		return l.node == 1 && isMsg(l, history.KindDrop, 2, 1) && l.at.After(answered.Add(silence+routes.Poll))
+		return l.node == 1 && isMsg(l, history.KindDrop, 2, 1) && l.at.After(answered.Add(silence+routes.PollInterval(3)))
 	})
 	for _, l := range c.allLines() {
 		if isEvent(l, EventPeerDownHint) && l.at.After(answered) &&

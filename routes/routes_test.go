@@ -42,3 +42,23 @@ func TestSilenceWindowOfASmallClusterIsTheCalibratedOne(t *testing.T) {
 		t.Fatalf("SilenceNoticed(5) = %v..%v, want 630ms..950ms", lo, hi)
 	}
 }
+
+// The route polls a whole cluster makes per second stay at or under what
+// 16 nodes make, whatever the size, as with the pings.
+func TestPollLoadPerClusterIsBounded(t *testing.T) {
+	limit := float64(PingPeersPerBase+1) / BasePoll.Seconds()
+	for n := 2; n <= 256; n++ {
+		p := PollInterval(n)
+		if p < BasePoll {
+			t.Fatalf("PollInterval(%d) = %v, below BasePoll", n, p)
+		}
+		// Rounding to a millisecond may add up to 0.5 ms of slack per
+		// interval: allow the load that rounding gives.
+		if got := float64(n) / p.Seconds(); got > limit*1.1 {
+			t.Errorf("%d nodes poll %.0f times a second, more than 16 nodes' %.0f", n, got, limit)
+		}
+	}
+	if PollInterval(5) != BasePoll || PollInterval(64) != 21*time.Millisecond || PollInterval(128) != 42*time.Millisecond {
+		t.Errorf("PollInterval(5, 64, 128) = %v, %v, %v; want 5ms, 21ms, 42ms", PollInterval(5), PollInterval(64), PollInterval(128))
+	}
+}

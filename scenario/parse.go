@@ -47,9 +47,13 @@ func (es Errors) Error() string {
 	return strings.Join(parts, "\n")
 }
 
-// MaxNodes bounds a cluster: containers on a 2-core machine run out long
-// before, and a typo of 500 should not start 500 of them.
-const MaxNodes = 64
+// MaxNodes bounds a cluster in a file, for every backend: a guard against
+// a typo, not what a machine holds. What a machine holds is the backend's
+// to say, from the machine itself, before anything starts: the docker
+// backend admits NodesPerCore nodes per engine CPU and refuses more with
+// the reason (docker.CheckCapacity), so a typo of 500 starts nothing on
+// a 2-core machine; the simulator runs far more.
+const MaxNodes = 1024
 
 // MaxNameLen bounds a scenario's name: it names the store directory, and
 // a DNS label (a container's host name) holds 63 characters.

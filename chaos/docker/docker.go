@@ -79,6 +79,8 @@ type config struct {
 	build    bool
 	progress io.Writer
 	parallel int
+	// startParallel caps the node containers Start starts at once.
+	startParallel int
 	// bootTimeout bounds how long Start and restart wait for boot lines.
 	bootTimeout time.Duration
 	reaper      bool
@@ -99,15 +101,24 @@ func WithBuild(build bool) Option { return func(c *config) { c.build = build } }
 // started, fault latencies) to w, one line per step (default: nowhere).
 func WithProgress(w io.Writer) Option { return func(c *config) { c.progress = w } }
 
-// WithParallel caps how many containers start at once (default 3: the
-// machines have 2 cores shared with everything else).
+// WithParallel caps how many containers start at once: nodes (default
+// startParallel) and helpers (default 3: the machines have 2 cores shared
+// with everything else).
 func WithParallel(n int) Option {
 	return func(c *config) {
 		if n > 0 {
-			c.parallel = n
+			c.parallel, c.startParallel = n, n
 		}
 	}
 }
+
+// startParallel is how many node containers Start starts at once by
+// default. A start is mostly the engine's own work (runc, the network
+// namespace and its hook, the mounts), done in parallel as far as the
+// machine's cores allow: 64 nodes started 3 at a time took 143 s on this
+// 2-core machine, 16 at a time 81 s under a load four times higher
+// (docs/performance.md, "How many containers").
+const startParallel = 16
 
 // WithBootTimeout bounds how long Start and a restart wait for nodes to log
 // event=boot (default 60 s).
@@ -211,6 +222,10 @@ type node struct {
 	cid       string                          // the container's ID
 	container *testcontainers.DockerContainer // nil when attached: not ours to remove
 	ip        string
+	// pid is the node's process as the host sees it, while it runs
+	// unpaused in a cluster this backend started (refreshIPs; 0 when
+	// unknown): what a kill signals directly (killDirect).
+	pid int
 	// rec reads the node's log into history records (package logrecord).
 	rec *logrecord.Node
 	// lastTS is the docker timestamp of the newest line read, where a
@@ -249,7 +264,7 @@ func newNode(id election.NodeID, name, cid string, c *testcontainers.DockerConta
 // New returns a docker backend.
 func New(opts ...Option) *Backend {
 	configureTestcontainers()
-	cfg := config{image: DefaultImage, build: true, progress: io.Discard, parallel: 3, bootTimeout: 60 * time.Second, reaper: true, warn: os.Stderr}
+	cfg := config{image: DefaultImage, build: true, progress: io.Discard, parallel: 3, startParallel: startParallel, bootTimeout: 60 * time.Second, reaper: true, warn: os.Stderr}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -231,19 +231,20 @@ func (b *Backend) eachNode(ctx context.Context, ids []election.NodeID, fn func(*
 // its process is gone.
 func (b *Backend) crash(ctx context.Context, op chaos.Op, n *node) error {
 	cli := b.cliOf(n)
-	// Ask the engine, not the world: a node may also have exited on its
-	// own, unseen yet.
-	up, err := b.running(ctx, n)
-	if err != nil {
-		return fmt.Errorf("docker: %s node %d: inspect: %w", op, n.id, err)
-	}
-	if up {
-		// Wait for the exit from before the signal, so Apply returns
-		// with the process gone.
-		wctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		wait := cli.ContainerWait(wctx, n.cid, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
-		err = b.signal(ctx, op, n)
+	// Signal first and ask nothing before: a kill's failover is timed
+	// from its invoke, and an inspect before the signal added one engine
+	// round trip to it. The engine, not the world, says whether the
+	// process was still there: a node may have exited on its own, unseen
+	// yet, and then the signal is refused as "not running".
+	//
+	// Wait for the exit from before the signal, so Apply returns with
+	// the process gone; on a container that is not running the wait
+	// returns at once.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wait := cli.ContainerWait(wctx, n.cid, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+	err := b.signal(ctx, op, n)
+	if !isNotRunning(err) {
 		if isPausedRefusal(err) {
 			// An engine older than this project's refuses to signal
 			// a frozen container: thaw it, then signal it. The node
@@ -324,6 +325,12 @@ func (b *Backend) start(ctx context.Context, n *node) error {
 }
 
 func (b *Backend) pause(ctx context.Context, _ chaos.Op, n *node) error {
+	// A frozen process takes a SIGKILL only when thawed, which the
+	// engine's kill does and killDirect does not: from here on the
+	// engine kills this node, until it starts again.
+	b.mu.Lock()
+	n.pid = 0
+	b.mu.Unlock()
 	if _, err := b.cliOf(n).ContainerPause(ctx, n.cid, client.ContainerPauseOptions{}); err != nil {
 		return fmt.Errorf("docker: pause node %d: %w", n.id, err)
 	}
@@ -470,6 +477,12 @@ func (b *Backend) signal(ctx context.Context, op chaos.Op, n *node) error {
 	cli := b.cliOf(n)
 	id := n.cid
 	if op == chaos.Kill {
+		b.mu.Lock()
+		pid := n.pid
+		b.mu.Unlock()
+		if killDirect(pid, id) {
+			return nil
+		}
 		_, err := cli.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "SIGKILL"})
 		return err
 	}
@@ -483,4 +496,10 @@ func (b *Backend) signal(ctx context.Context, op chaos.Op, n *node) error {
 // stopping or killing").
 func isPausedRefusal(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "is paused")
+}
+
+// isNotRunning reports the engine's refusal to signal a container whose
+// process is gone already ("Container ... is not running").
+func isNotRunning(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "is not running")
 }

@@ -26,9 +26,9 @@ import (
 )
 
 // Start builds (once per process) or checks the node image, creates a
-// labelled network for the run, starts one container per member a few at a
-// time, follows their logs into sink and returns once every node has logged
-// event=boot. After an error, Close removes whatever was created.
+// labelled network for the run, starts one container per member (up to
+// startParallel at a time), follows their logs into sink and returns once
+// every node has logged event=boot. After an error, Close removes whatever was created.
 func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink history.Sink) error {
 	if err := spec.Validate(); err != nil {
 		return err
@@ -134,7 +134,7 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 
 	var (
 		wg      sync.WaitGroup
-		sem     = make(chan struct{}, b.cfg.parallel)
+		sem     = make(chan struct{}, b.cfg.startParallel)
 		emu     sync.Mutex
 		errs    []error
 		started atomic.Int64
@@ -289,7 +289,8 @@ func (b *Backend) startNode(ctx, followCtx context.Context, nw *testcontainers.D
 		return b.startPlacedNode(ctx, followCtx, nw, addrs, id)
 	}
 	name := b.containerName(id)
-	t0 := time.Now()
+	var ph startPhases
+	ph.begin = time.Now()
 	req := testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
 			Image:    b.nodeImage,
@@ -318,13 +319,45 @@ func (b *Backend) startNode(ctx, followCtx context.Context, nw *testcontainers.D
 		},
 		Started: true,
 	}
+	req.LifecycleHooks = ph.hooks()
 	c, err := testcontainers.GenericContainer(ctx, req)
 	b.adopt(c, err == nil, id, name, nil, func(n *node) { go b.follow(followCtx, n) })
 	if err != nil {
 		return fmt.Errorf("docker: run %s: start node %d (%s): %w", b.run, id, name, err)
 	}
-	b.logf("node %d: container %s started in %v", id, name, time.Since(t0).Round(time.Millisecond))
+	b.logf("node %d: container %s started in %v (%s)", id, name, time.Since(ph.begin).Round(time.Millisecond), ph)
 	return nil
+}
+
+// startPhases are the instants of one container's start, for the progress
+// line that says where a start's time goes: testcontainers' preparation
+// (its provider, the image and network lookups), the engine's create and
+// start calls, and what testcontainers does after each.
+type startPhases struct {
+	begin, prepared, created, starting, started time.Time
+}
+
+// hooks stamps the phases; testcontainers runs a request's own pre-hooks
+// after its defaults and its post-hooks before them.
+func (p *startPhases) hooks() []testcontainers.ContainerLifecycleHooks {
+	stamp := func(t *time.Time) testcontainers.ContainerHook {
+		return func(context.Context, testcontainers.Container) error { *t = time.Now(); return nil }
+	}
+	return []testcontainers.ContainerLifecycleHooks{{
+		PreCreates: []testcontainers.ContainerRequestHook{func(context.Context, testcontainers.ContainerRequest) error {
+			p.prepared = time.Now()
+			return nil
+		}},
+		PostCreates: []testcontainers.ContainerHook{stamp(&p.created)},
+		PreStarts:   []testcontainers.ContainerHook{stamp(&p.starting)},
+		PostStarts:  []testcontainers.ContainerHook{stamp(&p.started)},
+	}}
+}
+
+func (p startPhases) String() string {
+	ms := func(a, b time.Time) time.Duration { return b.Sub(a).Round(time.Millisecond) }
+	return fmt.Sprintf("prepare %v, create %v, between %v, start %v, after %v",
+		ms(p.begin, p.prepared), ms(p.prepared, p.created), ms(p.created, p.starting), ms(p.starting, p.started), ms(p.started, time.Now()))
 }
 
 // runVolume is a named volume carrying the run's labels, mounted at
@@ -393,6 +426,10 @@ func (b *Backend) refreshIPs(ctx context.Context) error {
 		}
 		b.mu.Lock()
 		n.ip = ep.IPAddress.String()
+		n.pid = 0
+		if !b.attached && !res.Container.State.Paused {
+			n.pid = res.Container.State.Pid
+		}
 		b.mu.Unlock()
 	}
 	return nil
