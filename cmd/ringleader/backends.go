@@ -78,8 +78,8 @@ var worlds = map[string]world{
 		title: "containers", real: true, imaged: true,
 		capacity: docker.CheckCapacity,
 		parallel: docker.Parallel,
-		parallelRule: fmt.Sprintf("%d per core of the engine's machine, fewer when the largest scenarios' nodes (%d MiB each) would not fit in its memory together",
-			docker.RunsPerCore, docker.NodeMemory>>20),
+		parallelRule: fmt.Sprintf("%s of the engine's machine, fewer when the largest scenarios' nodes (%d MiB each) would not fit in its memory together",
+			perCore(docker.RunsPerCore), docker.NodeMemory>>20),
 		build: func(ctx context.Context, o worldOptions) error { return docker.BuildImage(ctx, o.image, nil) },
 		start: func(o worldOptions) chaos.Backend {
 			return docker.New(docker.WithImage(o.image), docker.WithBuild(false), docker.WithWarnings(o.warnings), docker.WithProgress(o.progress))
@@ -104,6 +104,14 @@ var worlds = map[string]world{
 		parallelRule: "one per core",
 		start:        func(worldOptions) chaos.Backend { return &sim.Backend{} },
 	},
+}
+
+// perCore says n runs per core in words.
+func perCore(n int) string {
+	if n == 1 {
+		return "one per core"
+	}
+	return fmt.Sprintf("%d per core", n)
 }
 
 // worldNames lists the names --backend takes, for a message: "docker or sim".
