@@ -90,7 +90,7 @@ func runCmd(args []string) int {
 		return usageError("run", "--repeat %d: want a positive count", f.repeat)
 	}
 	if f.parallel < 0 {
-		return usageError("run", "--parallel %d: want a positive count", f.parallel)
+		return usageError("run", "--parallel %d: want a count of runs at once, or 0 for the machine's default", f.parallel)
 	}
 	f.seedSet = flagGiven(fs, "seed")
 	if !f.seedSet {
@@ -118,7 +118,7 @@ func runCmd(args []string) int {
 	}
 	defer program.CloseAll()
 
-	if scs = fitWorld(scs, w, f); scs == nil {
+	if scs = fitWorld(scs, w); scs == nil {
 		return 2
 	}
 	if f.attach == "" && w.capacity != nil {
@@ -144,7 +144,7 @@ func runCmd(args []string) int {
 // scenarios are left out elsewhere (and a run of nothing else refused); a
 // simulator-only algorithm would fail only once its containers were
 // starting. nil: refused, said on stderr.
-func fitWorld(scs []*scenario.Scenario, w world, f runFlags) []*scenario.Scenario {
+func fitWorld(scs []*scenario.Scenario, w world) []*scenario.Scenario {
 	var kept []*scenario.Scenario
 	bad := false
 	for _, sc := range scs {
