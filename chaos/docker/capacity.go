@@ -89,8 +89,9 @@ func admit(n, cpus int, mem int64, perCore string) error {
 // RunsPerCore is how many container runs go at once per core by default
 // (Parallel). Two per core on the 2-core build machine shortened a batch
 // of kill scenarios by a quarter but lengthened Bully's failover p50 from
-// 84 to 152 ms (docs/performance.md, "Runs at once"): what a run
-// measures is worth more than the minutes.
+// 84 to 152 ms (docs/performance.md, "Runs at once"), and on that shared
+// machine one per core lengthened it too: a failover figure is measured
+// with --parallel 1.
 const RunsPerCore = 1
 
 // Parallel is how many runs of clusters of these sizes (nodes each) go at
