@@ -9,6 +9,9 @@ SCENARIOS ?= scenarios/*.yaml
 # The shipped examples' scenarios (examples/*/), run by chaos-test and
 # sim-test beside SCENARIOS once `make examples` has built their programs.
 EXAMPLE_SCENARIOS ?= examples/*/*.yaml
+# How many scenario runs chaos-test and sim-test run at once; 0: from the
+# machine (ringleader help run, --parallel)
+PARALLEL  ?= 0
 # chaos-test's results as JUnit XML, for CI (one testsuite per scenario run)
 JUNIT     ?= store/junit.xml
 
@@ -119,10 +122,10 @@ logs: ## follow the compose cluster's logs (info: views, drops, a summary per no
 	$(COMPOSE) logs -f --no-color
 
 chaos-test: build examples ## run every scenario, the examples' too, in real containers; JUnit XML in $(JUNIT)
-	./$(BIN) run --backend docker --junit $(JUNIT) $(SCENARIOS) $(EXAMPLE_SCENARIOS)
+	./$(BIN) run --backend docker --parallel $(PARALLEL) --junit $(JUNIT) $(SCENARIOS) $(EXAMPLE_SCENARIOS)
 
 sim-test: build examples ## run every scenario, the examples' too, in the simulator
-	./$(BIN) run --backend sim $(SCENARIOS) $(EXAMPLE_SCENARIOS)
+	./$(BIN) run --backend sim --parallel $(PARALLEL) $(SCENARIOS) $(EXAMPLE_SCENARIOS)
 
 vet: ## go vet and gofmt
 	$(GO) vet ./...

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
@@ -416,21 +417,41 @@ func newRunDir(root, name, backend string, now time.Time) (string, error) {
 		if fi, err := os.Lstat(latest); err == nil && fi.Mode()&os.ModeSymlink == 0 {
 			continue
 		}
-		_ = os.Remove(latest)
-		_ = os.Symlink(filepath.Base(dir), latest)
+		// Made aside and renamed over the old one: runs of one
+		// scenario at once (Batch.Parallel) each replace it whole.
+		tmp := fmt.Sprintf("%s.%d.tmp", latest, rand.Uint64())
+		if os.Symlink(filepath.Base(dir), tmp) == nil && os.Rename(tmp, latest) != nil {
+			_ = os.Remove(tmp)
+		}
 	}
 	return dir, nil
 }
 
-// clusterName is unique per run: it names containers and namespaces NATS
-// subjects, so two runs (or two helpers) never mix.
+// clusterName is unique per run: it names containers, networks and
+// volumes and namespaces NATS subjects, so two runs (or two helpers) never
+// mix. Within this process it is never handed out twice, so that runs at
+// once (Batch.Parallel) cannot share a name even by a chance draw.
 func clusterName(scenarioName string, rep int) string {
 	n := scenarioName
 	if len(n) > 40 {
 		n = n[:40]
 	}
-	return fmt.Sprintf("%s-r%d-%06x", n, rep, rand.Uint32()&0xffffff)
+	namesMu.Lock()
+	defer namesMu.Unlock()
+	for {
+		name := fmt.Sprintf("%s-r%d-%06x", n, rep, rand.Uint32()&0xffffff)
+		if !namesGiven[name] {
+			namesGiven[name] = true
+			return name
+		}
+	}
 }
+
+// The cluster names this process has handed out.
+var (
+	namesMu    sync.Mutex
+	namesGiven = map[string]bool{}
+)
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/moby/moby/client"
@@ -83,4 +84,48 @@ func admit(n, cpus int, mem int64, perCore string) error {
 			n, need>>20, NodeMemory>>20, mem>>20)
 	}
 	return nil
+}
+
+// RunsPerCore is how many container runs go at once per core by default
+// (Parallel). Two per core on the 2-core build machine shortened a batch
+// of kill scenarios by a quarter but lengthened Bully's failover p50 from
+// 84 to 152 ms (docs/performance.md, "Runs at once"), and on that shared
+// machine one per core lengthened it too: a failover figure is measured
+// with --parallel 1.
+const RunsPerCore = 1
+
+// Parallel is how many runs of clusters of these sizes (nodes each) go at
+// once by default on the engine's machine: RunsPerCore per core, and no
+// more than the largest runs' nodes together fit in its memory at
+// NodeMemory each; at least 1.
+func Parallel(ctx context.Context, sizes []int) (int, error) {
+	cli, err := newClient(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer cli.Close()
+	res, err := cli.Info(ctx, client.InfoOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("docker: ask the engine what it has: %w", err)
+	}
+	return parallel(sizes, res.Info.NCPU, res.Info.MemTotal), nil
+}
+
+// parallel is Parallel's rule for an engine with cpus cores and mem bytes.
+func parallel(sizes []int, cpus int, mem int64) int {
+	k := max(cpus, 1) * RunsPerCore
+	largest := slices.Sorted(slices.Values(sizes))
+	slices.Reverse(largest)
+	var need int64
+	for i, n := range largest {
+		if i == k {
+			break
+		}
+		need += int64(n) * NodeMemory
+		if mem > 0 && need > mem {
+			k = i
+			break
+		}
+	}
+	return max(k, 1)
 }

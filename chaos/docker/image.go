@@ -161,21 +161,38 @@ func buildImage(ctx context.Context, tag string, progress io.Writer) error {
 		return fmt.Errorf("docker: build image %s: %w", tag, err)
 	}
 	fmt.Fprintf(progress, "docker: image %s ready in %v\n", tag, time.Since(start).Round(time.Millisecond))
-	// The tag moved to the new image; the one it named before is now an
-	// untagged leftover of this project, removed here. Only that one: a
-	// prune of every dangling image of the project would take the
+	// The tag moved to the new image; the one it named before may now
+	// be an untagged leftover of this project, removed here. Only that
+	// one: a prune of every dangling image of the project would take the
 	// intermediate images of a build another process is running at the
 	// same moment (the classic builder's steps are untagged until it
-	// ends), and fail it. The engine refuses to remove an image a
-	// container uses, so a run still on the old image keeps it.
-	if before != "" {
-		if now, err := cli.ImageInspect(ctx, tag); err == nil && now.ID != before {
-			if _, err := cli.ImageRemove(ctx, before, client.ImageRemoveOptions{}); err != nil && !cerrdefs.IsConflict(err) && !cerrdefs.IsNotFound(err) {
-				fmt.Fprintf(progress, "docker: removing the image %s named before: %v\n", tag, err)
-			}
-		}
-	}
+	// ends), and fail it.
+	removeReplaced(ctx, cli, tag, before, client.ImageRemoveOptions{}, progress)
 	return nil
+}
+
+// removeReplaced removes the image before, which tag named until a build
+// moved it, once no tag names it. One source tree builds one image, so
+// the image is often another tag's too (ringleader-node:dev,
+// ringleader-node:chaos-test and ringleader-node:cmd-test built from the
+// same sources are one image), and the engine, asked to remove an image by
+// ID, deletes it with its one remaining tag: a rebuild of one tag took
+// another's image away from under a run that was about to start from it.
+// The engine itself refuses to remove an image a container uses, so a run
+// still on the old image keeps it.
+func removeReplaced(ctx context.Context, cli client.APIClient, tag, before string, o client.ImageRemoveOptions, progress io.Writer) {
+	if before == "" {
+		return
+	}
+	if now, err := cli.ImageInspect(ctx, tag); err != nil || now.ID == before {
+		return
+	}
+	if old, err := cli.ImageInspect(ctx, before); err != nil || len(old.RepoTags) > 0 {
+		return // gone already, or another tag's
+	}
+	if _, err := cli.ImageRemove(ctx, before, o); err != nil && !cerrdefs.IsConflict(err) && !cerrdefs.IsNotFound(err) {
+		fmt.Fprintf(progress, "docker: removing the image %s named before: %v\n", tag, err)
+	}
 }
 
 // copySources lists the source paths of the Dockerfile's COPY and ADD

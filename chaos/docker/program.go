@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/types/build"
 	"github.com/moby/moby/client"
 
@@ -217,13 +216,9 @@ func buildProgramImage(ctx context.Context, cli client.APIClient, base string, a
 	if err := readBuildStream(res.Body, progress); err != nil {
 		return "", "", fmt.Errorf("docker: build image %s: %w", tag, err)
 	}
-	if before != "" {
-		// As BuildImage does: only the image this tag named, and not
-		// while a container uses it.
-		if _, err := cli.ImageRemove(ctx, before, client.ImageRemoveOptions{PruneChildren: true}); err != nil && !cerrdefs.IsConflict(err) && !isNotFound(err) {
-			fmt.Fprintf(progress, "docker: removing the image %s named before: %v\n", tag, err)
-		}
-	}
+	// As BuildImage does: only the image this tag named, once no tag
+	// names it, and not while a container uses it.
+	removeReplaced(ctx, cli, tag, before, client.ImageRemoveOptions{PruneChildren: true}, progress)
 	return tag, cmdline, nil
 }
 

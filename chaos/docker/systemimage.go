@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/types/build"
 	"github.com/moby/moby/client"
 
@@ -129,13 +128,7 @@ func buildSystemImage(ctx context.Context, sys *system.System, progress io.Write
 		return fmt.Errorf("docker: build image %s: %w", sys.Image, err)
 	}
 	fmt.Fprintf(progress, "docker: image %s ready in %v\n", sys.Image, time.Since(start).Round(time.Millisecond))
-	if before != "" { // the image the tag named before is ours and unused now
-		if now, err := cli.ImageInspect(ctx, sys.Image); err == nil && now.ID != before {
-			if _, err := cli.ImageRemove(ctx, before, client.ImageRemoveOptions{}); err != nil && !cerrdefs.IsConflict(err) && !cerrdefs.IsNotFound(err) {
-				fmt.Fprintf(progress, "docker: removing the image %s named before: %v\n", sys.Image, err)
-			}
-		}
-	}
+	removeReplaced(ctx, cli, sys.Image, before, client.ImageRemoveOptions{}, progress)
 	return nil
 }
 

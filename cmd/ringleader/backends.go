@@ -4,7 +4,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"maps"
+	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/chaos/docker"
@@ -18,8 +23,26 @@ import (
 // (fault, run --attach) and watch.Engine (watch); a second backend that can
 // hold a cluster is one more entry in worlds.
 
-// A world is a backend implementation as the commands know it.
+// A world is a backend implementation as the commands know it: what it
+// is able to do, asked by the commands instead of its name.
 type world struct {
+	// title names the world where a table shows it ("containers").
+	title string
+	// real: its clusters are real processes on a real network. A system
+	// (real servers) runs only there; an algorithm that needs the
+	// simulator's synchrony (election.Algorithm.SimOnly) never does.
+	real bool
+	// imaged: its nodes run from an image, so a program without an
+	// image of its own (cluster.image) goes into the node image and
+	// must be one static executable.
+	imaged bool
+	// capacity refuses, before anything starts, a cluster of n nodes the
+	// machine cannot hold; nil: any size.
+	capacity func(ctx context.Context, n int) error
+	// parallel is how many runs of clusters of these sizes go at once
+	// unless --parallel says; parallelRule says how, for the help.
+	parallel     func(ctx context.Context, sizes []int) (int, error)
+	parallelRule string
 	// build makes what starting a cluster needs (the node image); nil:
 	// nothing to make.
 	build func(ctx context.Context, o worldOptions) error
@@ -55,6 +78,11 @@ type worldOptions struct {
 // worlds by the name --backend takes.
 var worlds = map[string]world{
 	"docker": {
+		title: "containers", real: true, imaged: true,
+		capacity: docker.CheckCapacity,
+		parallel: docker.Parallel,
+		parallelRule: fmt.Sprintf("%s of the engine's machine, fewer when the largest scenarios' nodes (%d MiB each) would not fit in its memory together",
+			perCore(docker.RunsPerCore), docker.NodeMemory>>20),
 		build: func(ctx context.Context, o worldOptions) error { return docker.BuildImage(ctx, o.image, nil) },
 		start: func(o worldOptions) chaos.Backend {
 			return docker.New(docker.WithImage(o.image), docker.WithBuild(false), docker.WithWarnings(o.warnings), docker.WithProgress(o.progress), docker.WithEngines(o.engines))
@@ -73,12 +101,35 @@ var worlds = map[string]world{
 			return cli, cli.Close, nil
 		},
 	},
-	"sim": {start: func(worldOptions) chaos.Backend { return &sim.Backend{} }},
+	"sim": {
+		title:        "simulator",
+		parallel:     func(context.Context, []int) (int, error) { return runtime.NumCPU(), nil },
+		parallelRule: "one per core",
+		start:        func(worldOptions) chaos.Backend { return &sim.Backend{} },
+	},
+}
+
+// perCore says n runs per core in words.
+func perCore(n int) string {
+	if n == 1 {
+		return "one per core"
+	}
+	return fmt.Sprintf("%d per core", n)
+}
+
+// worldNames lists the names --backend takes, for a message: "docker or sim".
+func worldNames() string {
+	names := slices.Sorted(maps.Keys(worlds))
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // liveWorld is the world whose clusters outlive a command: the one fault,
-// run --attach and watch reach.
-const liveWorld = "docker"
+// run --attach and watch reach, and where run starts its clusters unless
+// told. simWorld is where compare runs unless told.
+const (
+	liveWorld = "docker"
+	simWorld  = "sim"
+)
 
 // defaultImage is the node image `run` starts containers from.
 const defaultImage = docker.DefaultImage

@@ -7,8 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/ringleader-dev/ringleader/chaos"
@@ -27,13 +30,13 @@ func compareCmd(args []string) int { return runCompare(args, os.Stdout, os.Stder
 // and the containers' (made by this command).
 func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	backend := fs.String("backend", "sim", "where the clusters run: sim or docker")
+	backend := fs.String("backend", simWorld, "where the clusters run: "+worldNames())
 	n := fs.Int("runs", 3, "runs per cell (run i has seed i)")
 	store := fs.String("store", "", "directory of the runs' directories (default: a temporary one, removed after)")
 	systems := fs.Bool("systems", false, "raft and quorum Bully beside real etcd and NATS JetStream (docker only): the table of docs/systems.md")
 	write := fs.String("write", "", "also write the table into `FILE`'s generated block (docs/systems.md with --systems)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: ringleader compare [--backend sim|docker] [--runs N] [--store DIR] [--systems [--write docs/systems.md]]\n\n"+
+		fmt.Fprint(fs.Output(), "Usage: ringleader compare [--backend "+strings.Join(slices.Sorted(maps.Keys(worlds)), "|")+"] [--runs N] [--store DIR] [--systems [--write docs/systems.md]]\n\n"+
 			"Runs raft, raft with pre-vote off, raft with check-quorum off and quorum Bully on the same faults\n"+
 			"(a leader killed, a leader paused, a follower cut off and returned, the leader cut off), every\n"+
 			"fault --runs times, and prints the markdown table of docs/raft.md: failover p50/p95, leader\n"+
@@ -49,10 +52,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	w, ok := worlds[*backend]
 	if !ok {
-		return usageErrorTo(stderr, "compare", "--backend %q: want sim or docker", *backend)
+		return usageErrorTo(stderr, "compare", "--backend %q: want %s", *backend, worldNames())
 	}
-	if *systems && *backend != "docker" {
-		return usageErrorTo(stderr, "compare", "--systems runs real servers, in containers: add --backend docker")
+	if *systems && !w.real {
+		return usageErrorTo(stderr, "compare", "--systems runs real servers, in containers: add --backend %s", liveWorld)
 	}
 	if *n < 1 {
 		return usageErrorTo(stderr, "compare", "--runs %d: want at least 1", *n)
@@ -70,20 +73,15 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	o := worldOptions{image: defaultImage, progress: io.Discard, warnings: stderr}
-	if w.build != nil {
-		fmt.Fprintf(stderr, "building node image %s ...\n", o.image)
-		if err := w.build(ctx, o); err != nil {
-			fmt.Fprintf(stderr, "ringleader compare: building the node image: %v\n", err)
-			return 1
-		}
+	if code := buildWorld(ctx, w, o, "compare", stderr); code != 0 {
+		return 1
 	}
-	name := map[string]string{"sim": "simulator", "docker": "containers"}[*backend]
 	contenders := compare.RaftAndBully
 	if *systems {
 		contenders = compare.WithSystems
 	}
 	table, err := compare.Table(ctx, contenders, compare.Options{
-		World: name, Backend: func() chaos.Backend { return w.start(o) }, Runs: *n, Store: dir, Progress: stderr})
+		World: w.title, Backend: func() chaos.Backend { return w.start(o) }, Runs: *n, Store: dir, Progress: stderr})
 	if err != nil {
 		fmt.Fprintf(stderr, "ringleader compare: %v\n", err)
 		return 1

@@ -30,10 +30,30 @@ var (
 	signalImageErr  error
 )
 
+// child is `ringleader run` under test: exited delivers cmd.Wait's result
+// once, when it ends.
+type child struct {
+	cmd    *exec.Cmd
+	exited chan error
+}
+
+// endedEarly fails the test if the child has ended while the test waited
+// for its cluster: its status and what it said (from output) say why, where
+// a bare timeout said nothing.
+func (c child) endedEarly(t *testing.T, output func() string) {
+	t.Helper()
+	select {
+	case err := <-c.exited:
+		t.Fatalf("ringleader run ended (status %d) before its cluster was up; it said:\n%s", exitCode(err), output())
+	default:
+	}
+}
+
 // runUntil starts `ringleader run --backend docker` on the split-brain
 // scenario with its output going to out, waits until its cluster exists,
-// and returns the process and the cluster's run label.
-func runUntil(t *testing.T, out io.Writer) (*exec.Cmd, string, string) {
+// and returns the process and the cluster's run label. output reads what
+// the child said, for a failure.
+func runUntil(t *testing.T, out io.Writer, output func() string) (child, string, string) {
 	t.Helper()
 	dockertest.Require(t)
 	if testing.Short() {
@@ -55,6 +75,8 @@ func runUntil(t *testing.T, out io.Writer) (*exec.Cmd, string, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
+	c := child{cmd: cmd, exited: make(chan error, 1)}
+	go func() { c.exited <- cmd.Wait() }()
 	// The cluster's name is in the history's first mark.
 	startMark := regexp.MustCompile(`start cluster ([A-Za-z0-9_.-]+)`)
 	deadline := time.Now().Add(30 * time.Second)
@@ -65,9 +87,10 @@ func runUntil(t *testing.T, out io.Writer) (*exec.Cmd, string, string) {
 			if m := startMark.FindSubmatch(b); m != nil {
 				run := string(m[1])
 				t.Cleanup(func() { docker.CleanRun(context.Background(), run, true) })
-				return cmd, run, filepath.Dir(hs[0])
+				return c, run, filepath.Dir(hs[0])
 			}
 		}
+		c.endedEarly(t, output)
 		if time.Now().After(deadline) {
 			t.Fatalf("no cluster started within 30s")
 		}
@@ -138,7 +161,15 @@ func TestNothingOutlivesARun(t *testing.T) {
 			} else {
 				out = writerFunc(func(p []byte) (int, error) { lock.Lock(); defer lock.Unlock(); return buf.Write(p) })
 			}
-			cmd, run, dir := runUntil(t, out)
+			said := func() string { lock.Lock(); defer lock.Unlock(); return buf.String() }
+			if pr != nil {
+				said = func() string { // what is in the pipe, its writer gone
+					pr.SetReadDeadline(time.Now().Add(time.Second))
+					b, _ := io.ReadAll(pr)
+					return string(b)
+				}
+			}
+			c, run, dir := runUntil(t, out, said)
 			if pw != nil {
 				pw.Close() // the child has its own copy
 			}
@@ -148,6 +179,7 @@ func TestNothingOutlivesARun(t *testing.T) {
 				if strings.Contains(strings.Join(left, " "), "-node5") {
 					break
 				}
+				c.endedEarly(t, said)
 				if time.Now().After(deadline) {
 					t.Fatalf("run %s has only %v after 30 s", run, left)
 				}
@@ -155,7 +187,7 @@ func TestNothingOutlivesARun(t *testing.T) {
 			time.Sleep(3 * time.Second) // "3 s in", as the hand measurement does it
 			t0 := time.Now()
 			if tc.sig != 0 {
-				cmd.Process.Signal(tc.sig)
+				c.cmd.Process.Signal(tc.sig)
 			} else {
 				// head -3: read three lines, then go away.
 				sc := bufio.NewScanner(pr)
@@ -164,7 +196,7 @@ func TestNothingOutlivesARun(t *testing.T) {
 				pr.Close()
 				t0 = time.Now()
 			}
-			code := exitCode(cmd.Wait())
+			code := exitCode(<-c.exited)
 			exited := time.Since(t0)
 			if code != tc.code {
 				lock.Lock()

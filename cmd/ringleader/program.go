@@ -39,16 +39,16 @@ func checkProgramTimeout(d time.Duration) error {
 // (cluster.program) and sets its cluster's algorithm to the registered
 // name, so that everything after runs it as any algorithm. In containers
 // a program must be one static executable (it is copied into the node
-// image). Status 2 when one cannot run.
+// image, w.imaged). Status 2 when one cannot run.
 // timeout bounds each answer; a scenario's cluster.program_timeout takes
 // its place unless timeoutSet (--program-timeout was given).
-func registerPrograms(scs []*scenario.Scenario, backend string, timeout time.Duration, timeoutSet bool, stderr io.Writer) int {
+func registerPrograms(scs []*scenario.Scenario, w world, backend string, timeout time.Duration, timeoutSet bool, stderr io.Writer) int {
 	for _, sc := range scs {
 		c := &sc.Cluster
 		if len(c.Program) == 0 {
 			continue
 		}
-		if backend != "sim" && c.Image == "" {
+		if w.imaged && c.Image == "" {
 			// In containers without an image of its own the program
 			// goes into the node image, which is empty but for the
 			// node: one static executable.

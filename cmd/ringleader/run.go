@@ -9,13 +9,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
-	"github.com/ringleader-dev/ringleader/chaos/docker"
 	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/harness"
@@ -35,12 +36,14 @@ type runFlags struct {
 	repeat  int
 	seed    int64
 	seedSet bool // --seed given: it overrides a scenario's seed:
-	store   string
-	json    bool
-	junit   string
-	image   string
-	build   bool
-	attach  string
+	// parallel is how many runs go at once (0: the world's default).
+	parallel int
+	store    string
+	json     bool
+	junit    string
+	image    string
+	build    bool
+	attach   string
 	// system, when set, runs each scenario, written for the system's
 	// model algorithm, against the real server (scenario.OnSystem).
 	system string
@@ -54,9 +57,10 @@ type runFlags struct {
 func runCmd(args []string) int {
 	var f runFlags
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.StringVar(&f.backend, "backend", "docker", "where the cluster runs: docker or sim")
+	fs.StringVar(&f.backend, "backend", liveWorld, "where the cluster runs: "+worldNames())
 	fs.IntVar(&f.repeat, "repeat", 0, "run each scenario N times, a fresh cluster each time (default: the scenario's repeat:)")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of the first repetition (repetition i uses seed+i-1; default: the scenario's seed:, else from the clock)")
+	fs.IntVar(&f.parallel, "parallel", 0, "how many runs go at once, each with its own cluster; results, JUnit and the table keep the serial order (0, the default: from the machine, "+parallelRules()+"; 1 with --attach)")
 	fs.StringVar(&f.store, "store", "store", "directory of run directories <store>/<scenario>/<time>/")
 	fs.BoolVar(&f.json, "json", false, "print every run's results as a JSON array on stdout")
 	fs.StringVar(&f.junit, "junit", "", "also write the runs as JUnit XML to `FILE` for CI: a testsuite per run, a testcase per expectation and checker")
@@ -74,14 +78,15 @@ func runCmd(args []string) int {
 	if done {
 		return status
 	}
-	if f.backend != "docker" && f.backend != "sim" {
-		return usageError("run", "--backend %q: want docker or sim", f.backend)
+	w, ok := worlds[f.backend]
+	if !ok {
+		return usageError("run", "--backend %q: want %s", f.backend, worldNames())
 	}
 	if f.engines != "" {
 		if _, err := engine.ParseList(f.engines); err != nil {
 			return usageError("run", "--engines: %v", err)
 		}
-		if f.backend != "docker" {
+		if !w.real {
 			return usageError("run", "--engines spreads containers over Docker engines; with --backend %s, cluster.placement groups the nodes", f.backend)
 		}
 		if f.attach != "" {
@@ -89,14 +94,18 @@ func runCmd(args []string) int {
 		}
 	}
 	if f.attach != "" {
-		if f.backend != "docker" {
-			return usageError("run", "--attach runs on a docker cluster; drop --backend %s", f.backend)
+		if w.attach == nil {
+			return usageError("run", "--attach runs on a %s cluster; drop --backend %s", liveWorld, f.backend)
+		}
+		if f.parallel > 1 {
+			return usageError("run", "--attach plays every run on the one running cluster, one at a time; drop --parallel %d", f.parallel)
 		}
 		// The cluster is not ours: nothing to build, and the run must
 		// not start one of its own.
 		f.build = false
+		f.parallel = 1
 	}
-	if f.system != "" && f.backend != "docker" {
+	if f.system != "" && !w.real {
 		return usageError("run", "--system runs the real server, in containers: drop --backend %s (in the simulator, run the scenario as it is: its algorithm is the server's model)", f.backend)
 	}
 	if err := checkProgramTimeout(*f.programTimeout); err != nil {
@@ -104,6 +113,9 @@ func runCmd(args []string) int {
 	}
 	if f.repeat < 0 {
 		return usageError("run", "--repeat %d: want a positive count", f.repeat)
+	}
+	if f.parallel < 0 {
+		return usageError("run", "--parallel %d: want a count of runs at once, or 0 for the machine's default", f.parallel)
 	}
 	f.seedSet = flagGiven(fs, "seed")
 	if !f.seedSet {
@@ -129,68 +141,99 @@ func runCmd(args []string) int {
 	}
 
 	if f.attach != "" {
-		if code := attachPrograms(context.Background(), scs, worlds[liveWorld], f.attach, os.Stderr); code != 0 {
+		if code := attachPrograms(context.Background(), scs, w, f.attach, os.Stderr); code != 0 {
 			return code
 		}
-	} else if code := registerPrograms(scs, f.backend, *f.programTimeout, flagGiven(fs, "program-timeout"), os.Stderr); code != 0 {
+	} else if code := registerPrograms(scs, w, f.backend, *f.programTimeout, flagGiven(fs, "program-timeout"), os.Stderr); code != 0 {
 		return code
 	}
 	defer program.CloseAll()
 
-	if f.backend != "docker" {
-		// A real server runs only as itself, in containers: its
-		// scenarios are left out here, naming the model that could run
-		// instead, and a run of nothing else is refused.
-		var kept []*scenario.Scenario
-		for _, sc := range scs {
-			if sys := sc.Cluster.System; sys != nil {
-				fmt.Fprintf(os.Stderr, "ringleader run: %s: skipped: system %s runs only as its own servers, in containers (--backend docker); %s\n", sc.File, sys.Name, sys.ModelCluster(len(sc.Cluster.IDs), sc.Cluster.Options))
-				continue
-			}
-			kept = append(kept, sc)
-		}
-		if len(kept) == 0 {
-			return 2
-		}
-		scs = kept
+	if scs = fitWorld(scs, w); scs == nil {
+		return 2
 	}
-	if f.backend == "docker" {
-		// Checked up front too: a simulator-only algorithm would fail
-		// only once its containers were starting.
-		bad := false
-		for _, sc := range scs {
-			if a, err := election.Lookup(sc.Cluster.Algorithm); err == nil && a.SimOnly {
-				fmt.Fprintf(os.Stderr, "ringleader run: %s: algorithm %s runs in the simulator only (it needs synchrony a real network cannot give); use --backend sim\n", sc.File, a.Name)
-				bad = true
-			}
+	if f.attach == "" && w.capacity != nil {
+		if code := checkCapacity(scs, w); code != 0 {
+			return code
 		}
-		if bad {
-			return 2
-		}
-		if f.attach == "" {
-			if code := checkCapacity(scs); code != 0 {
-				return code
-			}
-		}
+	}
+	if f.parallel == 0 {
+		f.parallel = defaultParallel(scs, w)
 	}
 
 	ctx, stop, stdout, stderr, outputClosed := interruptible(context.Background())
 	defer stop()
-	code := runScenarios(ctx, scs, f, stdout, stderr)
+	code := runScenarios(ctx, scs, f, w, stdout, stderr)
 	if outputClosed() {
 		return exitOutputClosed
 	}
 	return code
 }
 
-func runScenarios(ctx context.Context, scs []*scenario.Scenario, f runFlags, stdout, stderr io.Writer) int {
-	w := worlds[f.backend]
+// fitWorld leaves out, or refuses, before anything starts, what cannot run
+// in w: a real server runs only as itself, in a real world, so its
+// scenarios are left out elsewhere (and a run of nothing else refused); a
+// simulator-only algorithm would fail only once its containers were
+// starting. nil: refused, said on stderr.
+func fitWorld(scs []*scenario.Scenario, w world) []*scenario.Scenario {
+	var kept []*scenario.Scenario
+	bad := false
+	for _, sc := range scs {
+		if sc.Cluster.System != nil && !w.real {
+			sys := sc.Cluster.System
+			fmt.Fprintf(os.Stderr, "ringleader run: %s: skipped: system %s runs only as its own servers, in containers (--backend %s); %s\n", sc.File, sys.Name, liveWorld, sys.ModelCluster(len(sc.Cluster.IDs), sc.Cluster.Options))
+			continue
+		}
+		if a, err := election.Lookup(sc.Cluster.Algorithm); err == nil && a.SimOnly && w.real {
+			fmt.Fprintf(os.Stderr, "ringleader run: %s: algorithm %s runs in the simulator only (it needs synchrony a real network cannot give); use --backend %s\n", sc.File, a.Name, simWorld)
+			bad = true
+		}
+		kept = append(kept, sc)
+	}
+	if bad || len(kept) == 0 {
+		return nil
+	}
+	return kept
+}
+
+// defaultParallel is --parallel's default: the world's rule for these
+// scenarios' cluster sizes, and one run at a time when the rule cannot be
+// read (the run then reports why the world does not answer).
+func defaultParallel(scs []*scenario.Scenario, w world) int {
+	sizes := make([]int, len(scs))
+	for i, sc := range scs {
+		sizes[i] = len(sc.Members())
+	}
+	n, err := w.parallel(context.Background(), sizes)
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+// parallelRules is the rule of every world, for the help.
+func parallelRules() string {
+	var rules []string
+	for _, name := range slices.Sorted(maps.Keys(worlds)) {
+		rules = append(rules, name+", "+worlds[name].parallelRule)
+	}
+	return strings.Join(rules, "; ")
+}
+
+// runScenarios runs the batch and prints its verdict: the results as JSON
+// or JUnit when asked, the table, the summaries, and what an interrupt
+// left. It returns the exit status.
+func runScenarios(ctx context.Context, scs []*scenario.Scenario, f runFlags, w world, stdout, stderr io.Writer) int {
+	if f.parallel > 1 {
+		// The runs' progress and the backends' warnings share stderr.
+		stderr = harness.SharedWriter(stderr)
+	}
 	opts := worldOptions{image: f.image, progress: io.Discard, warnings: stderr}
 	newBackend := func() chaos.Backend { return w.start(opts) }
 	if f.attach != "" {
 		newBackend = func() chaos.Backend { return chaos.Attached{Attacher: w.attach(opts), Run: f.attach} }
 	}
-	if f.backend == "docker" && f.engines != "" {
+	if w.real && f.engines != "" {
 		es, err := engine.ConnectList(ctx, f.engines)
 		if err != nil {
 			fmt.Fprintf(stderr, "ringleader run: --engines: %v\n", err)
@@ -203,79 +246,18 @@ func runScenarios(ctx context.Context, scs []*scenario.Scenario, f runFlags, std
 			opts.engines = es
 		}
 	}
-	if f.backend == "docker" {
-		// The docker package sets these in its init too; set here as
-		// well so that nothing depends on the import order.
-		for k, v := range map[string]string{"TESTCONTAINERS_HOST_OVERRIDE": "127.0.0.1", "TESTCONTAINERS_RYUK_DISABLED": "true"} {
-			if _, ok := os.LookupEnv(k); !ok {
-				os.Setenv(k, v)
-			}
-		}
-		if f.build && w.build != nil {
-			fmt.Fprintf(stderr, "building node image %s ...\n", f.image)
-			t0 := time.Now()
-			if err := w.build(ctx, opts); err != nil {
-				fmt.Fprintf(stderr, "ringleader run: building the node image: %v\n", err)
-				if ctx.Err() != nil {
-					return 130 // interrupted; the build removed what it made
-				}
-				return 1
-			}
-			fmt.Fprintf(stderr, "built %s in %s\n", f.image, millis.Of(time.Since(t0)))
+	if f.build {
+		if code := buildWorld(ctx, w, opts, "run", stderr); code != 0 {
+			return code
 		}
 	}
 
 	t0 := time.Now()
-	var results []*harness.Result
-	failed, interrupted := false, false
-runs:
-	for _, sc := range scs {
-		reps := sc.Repeat
-		if f.repeat > 0 {
-			reps = f.repeat
-		}
-		seed := f.seed
-		if sc.Seed != nil && !f.seedSet {
-			seed = *sc.Seed
-		}
-		for rep := 1; rep <= reps; rep++ {
-			res, err := harness.Run(ctx, sc, newBackend(), harness.Options{
-				Store: f.store, Seed: seed + int64(rep-1), Rep: rep, Reps: reps, Progress: stderr,
-			})
-			if res != nil {
-				results = append(results, res)
-				if !res.Pass {
-					failed = true
-				}
-			}
-			if err != nil {
-				failed = true
-				fmt.Fprintf(stderr, "[%s %d/%d] %v\n", sc.Name, rep, reps, err)
-				if res != nil {
-					// What else the run found (members that never
-					// elected, with their logs' ends).
-					for _, fl := range res.Failures {
-						if !strings.Contains(err.Error(), strings.TrimPrefix(fl, "error: ")) {
-							fmt.Fprintf(stderr, "    %s\n", fl)
-						}
-					}
-				}
-				if ctx.Err() != nil {
-					interrupted = true
-					break runs
-				}
-			} else if res != nil {
-				verdict := "PASS"
-				if !res.Pass {
-					verdict = "FAIL"
-				}
-				fmt.Fprintf(stderr, "[%s %d/%d] %s (%s) %s\n", sc.Name, rep, reps, verdict, millis.Float(res.WallMillis), res.Dir)
-				for _, fl := range res.Failures {
-					fmt.Fprintf(stderr, "    %s\n", fl)
-				}
-			}
-		}
-	}
+	out := harness.Batch{
+		Scenarios: scs, Backend: newBackend, Repeat: f.repeat, Seed: f.seed, SeedSet: f.seedSet,
+		Store: f.store, Parallel: f.parallel, Progress: stderr,
+	}.Run(ctx)
+	results := out.Results
 
 	if f.json {
 		enc := json.NewEncoder(stdout)
@@ -284,39 +266,50 @@ runs:
 			fmt.Fprintf(stderr, "ringleader run: %v\n", err)
 		}
 	}
-	out := stdout
+	table := stdout
 	if f.json {
-		out = stderr
+		table = stderr
 	}
 	if f.junit != "" {
 		// Written whatever happened, an interrupted run included: CI
 		// shows what there is.
 		if err := harness.WriteJUnit(f.junit, results); err != nil {
 			fmt.Fprintf(stderr, "ringleader run: %v\n", err)
-			failed = true
+			out.Failed = true
 		}
 	}
-	fmt.Fprintln(out)
-	harness.Table(out, results)
-	fmt.Fprintln(out)
-	harness.WriteSummaries(out, harness.Summarise(results))
-	fmt.Fprintf(out, "%d run(s) on %s in %s; store: %s\n", len(results), f.backend, millis.Of(time.Since(t0)), absOr(f.store))
-	var notClosed []string
-	for _, r := range results {
-		if r.CloseError != "" {
-			notClosed = append(notClosed, fmt.Sprintf("%s: %s", r.Cluster, r.CloseError))
+	fmt.Fprintln(table)
+	harness.Table(table, results)
+	fmt.Fprintln(table)
+	harness.WriteSummaries(table, harness.Summarise(results))
+	fmt.Fprintf(table, "%d run(s) on %s in %s; store: %s\n", len(results), f.backend, millis.Of(time.Since(t0)), absOr(f.store))
+	if out.Interrupted {
+		if notClosed := out.NotClosed(); len(notClosed) > 0 {
+			fmt.Fprintf(table, "interrupted: the history recorded so far is in the store, but the cluster was NOT all removed:\n  %s\n", strings.Join(notClosed, "\n  "))
+		} else {
+			fmt.Fprintln(table, "interrupted: the cluster was closed, nothing of it is left; the history recorded so far is in the store")
 		}
 	}
-	switch {
-	case interrupted && len(notClosed) == 0:
-		fmt.Fprintln(out, "interrupted: the cluster was closed, nothing of it is left; the history recorded so far is in the store")
-		return 130
-	case interrupted:
-		fmt.Fprintf(out, "interrupted: the history recorded so far is in the store, but the cluster was NOT all removed:\n  %s\n", strings.Join(notClosed, "\n  "))
-		return 130
-	case failed:
+	return out.ExitCode()
+}
+
+// buildWorld makes what starting w's clusters needs (the node image), if
+// anything, saying so on stderr. Status 0 when done, 130 interrupted, 1
+// failed.
+func buildWorld(ctx context.Context, w world, o worldOptions, cmd string, stderr io.Writer) int {
+	if w.build == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "building node image %s ...\n", o.image)
+	t0 := time.Now()
+	if err := w.build(ctx, o); err != nil {
+		fmt.Fprintf(stderr, "ringleader %s: building the node image: %v\n", cmd, err)
+		if ctx.Err() != nil {
+			return harness.ExitInterrupted // the build removed what it made
+		}
 		return 1
 	}
+	fmt.Fprintf(stderr, "built %s in %s\n", o.image, millis.Of(time.Since(t0)))
 	return 0
 }
 
@@ -356,15 +349,15 @@ func absOr(p string) string {
 }
 
 // checkCapacity refuses, before anything starts, a scenario whose cluster
-// the engine's machine cannot hold (docker.CheckCapacity).
-func checkCapacity(scs []*scenario.Scenario) int {
+// the world's machine cannot hold (w.capacity).
+func checkCapacity(scs []*scenario.Scenario, w world) int {
 	largest := scs[0]
 	for _, sc := range scs {
 		if len(sc.Members()) > len(largest.Members()) {
 			largest = sc
 		}
 	}
-	if err := docker.CheckCapacity(context.Background(), len(largest.Members())); err != nil {
+	if err := w.capacity(context.Background(), len(largest.Members())); err != nil {
 		return usageError("run", "%s: %v", largest.File, err)
 	}
 	for _, sc := range scs {
