@@ -38,10 +38,7 @@ func cutByDefinition(f Fault, members []election.NodeID) [][2]election.NodeID {
 func TestCutLinksMatchesTheDefinition(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{2, 5, 9, 40, 150} {
-		members := make([]election.NodeID, n)
-		for i := range members {
-			members[i] = election.NodeID(i + 1)
-		}
+		members := election.FirstIDs(n)
 		r.Shuffle(n, func(i, j int) { members[i], members[j] = members[j], members[i] })
 		for range 30 {
 			var f Fault

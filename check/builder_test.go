@@ -69,18 +69,10 @@ func (h *hist) boot(ms int, node election.NodeID, boot string) *hist {
 	return h.add(history.Record{Time: at(ms), Process: "node", Kind: history.KindBoot, Node: node, Boot: boot, Seq: 1})
 }
 
-func ids(n int) []election.NodeID {
-	out := make([]election.NodeID, n)
-	for i := range out {
-		out[i] = election.NodeID(i + 1)
-	}
-	return out
-}
-
 // stableFive: nodes 1..5 settle on 5 at 100 ms.
 func stableFive() *hist {
 	h := &hist{}
-	h.undecided(0, ids(5)...)
+	h.undecided(0, election.FirstIDs(5)...)
 	h.lead(100, 5, 1)
 	return h.follow(100, 5, 1, 1, 2, 3, 4)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/ringleader-dev/ringleader/history"
 )
 
-func opts(n int) Options { return Options{Members: ids(n)} }
+func opts(n int) Options { return Options{Members: election.FirstIDs(n)} }
 
 func splitEvidence(t *testing.T, v Verdict) SplitBrainEvidence {
 	t.Helper()
@@ -188,7 +188,7 @@ func TestRestartedNodeStartsUndecided(t *testing.T) {
 	h.nodeFault(1000, 1000, "kill", 5)
 	h.lead(1500, 4, 2).follow(1500, 4, 2, 1, 2, 3)
 	h.boot(2000, 5, "b2")
-	tl := NewTimeline(h.recs, ids(5))
+	tl := NewTimeline(h.recs, election.FirstIDs(5))
 	s := tl.StateAt(at(2000))
 	if !s.Up[5] {
 		t.Fatal("a boot record must bring node 5 up")
@@ -488,7 +488,7 @@ func TestFaultSpansLabelAndUndo(t *testing.T) {
 	h.heal(4000, 4001)
 	h.fault(5000, "pause", history.FaultInvoke, history.Fault{Nodes: []election.NodeID{1}})
 	h.fault(5001, "pause", history.FaultFail, history.Fault{Nodes: []election.NodeID{1}, Error: "no such container"})
-	tl := NewTimeline(h.recs, ids(5))
+	tl := NewTimeline(h.recs, election.FirstIDs(5))
 	want := []struct {
 		label string
 		until time.Time
@@ -533,7 +533,7 @@ func TestOneWayCutSeparatesAPair(t *testing.T) {
 	h := stableFive()
 	h.fault(1000, "partition", history.FaultInvoke, history.Fault{Links: [][2]election.NodeID{{5, 1}, {5, 2}, {5, 3}, {5, 4}}})
 	h.fault(1000, "partition", history.FaultOK, history.Fault{Links: [][2]election.NodeID{{5, 1}, {5, 2}, {5, 3}, {5, 4}}})
-	tl := NewTimeline(h.recs, ids(5))
+	tl := NewTimeline(h.recs, election.FirstIDs(5))
 	comps := Components(tl.StateAt(at(1000)), tl.Members)
 	if len(comps) != 2 || !slices.Equal(comps[0].Nodes, []election.NodeID{1, 2, 3, 4}) || !slices.Equal(comps[1].Nodes, []election.NodeID{5}) {
 		t.Fatalf("5 can hear but not be heard: components %+v, want {1,2,3,4} and {5}", comps)

@@ -121,7 +121,7 @@ func TestElectionsListTheReElectionAfterAHeal(t *testing.T) {
 	h.heal(2000, 2000)
 	h.send(2100, 5, 0, "HEARTBEAT")
 	h.follow(2300, 5, 1, 1, 2, 3)
-	an := Analyze(h.recs, Options{Members: ids(5), Algorithm: election.Algorithm{
+	an := Analyze(h.recs, Options{Members: election.FirstIDs(5), Algorithm: election.Algorithm{
 		ElectionTypes: []string{"ELECTION"}, AnnounceTypes: []string{"COORDINATOR"}}})
 	want := []struct {
 		start, agreed int
@@ -148,7 +148,7 @@ func TestAnIsolationIsLabelledByItsShape(t *testing.T) {
 	h.fault(1000, "partition", history.FaultInvoke, history.Fault{Nodes: []election.NodeID{5}})
 	h.fault(1000, "partition", history.FaultOK, history.Fault{Nodes: []election.NodeID{5},
 		Groups: [][]election.NodeID{{5}, {1, 2, 3, 4}}})
-	if got := NewTimeline(h.recs, ids(5)).Faults[0].Label; got != "partition {5}|{1,2,3,4}" {
+	if got := NewTimeline(h.recs, election.FirstIDs(5)).Faults[0].Label; got != "partition {5}|{1,2,3,4}" {
 		t.Fatalf("label = %q, want the partition's groups alone", got)
 	}
 }

@@ -31,7 +31,7 @@ func view(s chaos.State, leader election.NodeID, nodes ...election.NodeID) chaos
 // a leader, agrees on a live leader of its own; if not (a quorum minority),
 // views none; bridged components are not judged; someone must be live.
 func TestTheOneSettledRule(t *testing.T) {
-	five := ids(5)
+	five := election.FirstIDs(5)
 	minority, majority := []election.NodeID{4, 5}, []election.NodeID{1, 2, 3}
 	halves := func() chaos.State { return split(chaos.Steady(five, 5), majority, minority) }
 	cases := []struct {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/node/control"
 )
 
 // fakeTime drives a bare node's true time and sees the real timers it
@@ -44,9 +45,9 @@ func (ft *fakeTime) last(t *testing.T) armedReal {
 	return ft.armed[len(ft.armed)-1]
 }
 
-func (n *Node) controlNow(t *testing.T, c Control) {
+func (n *Node) controlNow(t *testing.T, c control.Request) {
 	t.Helper()
-	b, err := EncodeControl(c)
+	b, err := control.Encode(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,16 +73,16 @@ func TestMachineReadsTheFaultedClock(t *testing.T) {
 		t.Fatalf("unfaulted clock read %v at true %v: want true time exactly", got, ft.now)
 	}
 	ft.now = time.Second
-	n.controlNow(t, SetRate(0.5))
+	n.controlNow(t, control.SetRate(0.5))
 	ft.now = 3 * time.Second
 	if got, want := step(), 2*time.Second; got != want {
 		t.Fatalf("after rate 0.5 at 1s, read %v at true 3s; want %v", got, want)
 	}
-	n.controlNow(t, Jump(500*time.Millisecond))
+	n.controlNow(t, control.Jump(500*time.Millisecond))
 	if got, want := step(), 2500*time.Millisecond; got != want {
 		t.Fatalf("after a +500ms jump, read %v; want %v", got, want)
 	}
-	n.controlNow(t, Jump(-2*time.Second))
+	n.controlNow(t, control.Jump(-2*time.Second))
 	ft.now = 4 * time.Second
 	if got, want := step(), 1000*time.Millisecond; got != want {
 		t.Fatalf("after a -2s jump and 1s more at half speed, read %v; want %v", got, want)
@@ -96,12 +97,12 @@ func TestTimerFiresAfterDOverRate(t *testing.T) {
 	if got := ft.last(t).d; got != 100*time.Millisecond {
 		t.Fatalf("real speed: a 100ms timer waits %v", got)
 	}
-	n.controlNow(t, SetRate(0.5))
+	n.controlNow(t, control.SetRate(0.5))
 	n.apply([]election.Effect{setTimerAfter("y", 100*time.Millisecond)})
 	if got := ft.last(t).d; got != 200*time.Millisecond {
 		t.Fatalf("rate 0.5: a 100ms timer waits %v, want 200ms", got)
 	}
-	n.controlNow(t, SetRate(2))
+	n.controlNow(t, control.SetRate(2))
 	n.apply([]election.Effect{setTimerAfter("z", 100*time.Millisecond)})
 	if got := ft.last(t).d; got != 50*time.Millisecond {
 		t.Fatalf("rate 2: a 100ms timer waits %v, want 50ms", got)
@@ -117,7 +118,7 @@ func TestRateChangeRetimesArmedTimers(t *testing.T) {
 	n.apply([]election.Effect{setTimerAfter("x", 100*time.Millisecond)})
 	first := ft.last(t)
 	ft.now = 40 * time.Millisecond
-	n.controlNow(t, SetRate(0.5))
+	n.controlNow(t, control.SetRate(0.5))
 	if got := ft.last(t).d; got != 120*time.Millisecond {
 		t.Fatalf("60ms left at half speed: re-armed for %v, want 120ms", got)
 	}
@@ -141,7 +142,7 @@ func TestForwardJumpFiresDueTimers(t *testing.T) {
 	n, ft := clockedNode(t, r)
 	n.apply([]election.Effect{setTimerAfter("near", 100*time.Millisecond), setTimerAfter("far", time.Second)})
 	ft.armed = nil
-	n.controlNow(t, Jump(500*time.Millisecond))
+	n.controlNow(t, control.Jump(500*time.Millisecond))
 	if len(ft.armed) != 2 || ft.armed[0].d != 500*time.Millisecond || ft.armed[1].d != 0 {
 		t.Fatalf("after +500ms, far and near re-armed for %v; want [500ms 0s] (far, near: sorted by name)", delays(ft.armed))
 	}
@@ -155,7 +156,7 @@ func TestForwardJumpFiresDueTimers(t *testing.T) {
 	}
 
 	ft.armed = nil
-	n.controlNow(t, Jump(-300*time.Millisecond))
+	n.controlNow(t, control.Jump(-300*time.Millisecond))
 	if len(ft.armed) != 1 || ft.armed[0].d != 800*time.Millisecond {
 		t.Fatalf("after -300ms, far re-armed for %v; want [800ms]", delays(ft.armed))
 	}

@@ -1,231 +1,20 @@
 package node
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/ringleader-dev/ringleader/clock"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/node/control"
 	"github.com/ringleader-dev/ringleader/trust"
-	"github.com/ringleader-dev/ringleader/wire"
 )
 
-// The control channel: the harness (the control account, docs/trust.md)
-// changes a running node's clock, its drop set or its hold set by a request on the
-// node's control subject, and the node answers once the change is in
-// effect. A request is a small versioned JSON object:
-//
-//	{"v":1,"clock":{"rate":0.5}}
-//	{"v":1,"clock":{"jump_ms":-250}}
-//	{"v":1,"drop_from":[1,2]}
-//	{"v":1,"clock":{"rate":2},"drop_from":[]}
-//	{"v":1,"hold_from":[2]}
-//
-// and the answer
-//
-//	{"v":1,"ok":true,"node":3,"rate":0.5,"reading_ms":1234.5,"true_ms":1200,"drop_from":[1,2]}
-//	{"v":1,"ok":false,"node":3,"error":"..."}
-
-// ControlVersion is the control message version this package writes and
-// accepts.
-const ControlVersion = 1
-
-// MaxControlSize bounds a control request: a drop set naming thousands of
-// members fits, a hostile payload costs nothing.
-const MaxControlSize = wire.MaxSize
-
-// Control is one change to a node. At least one part is set.
-type Control struct {
-	// Clock changes the node's clock: a new rate or a jump.
-	Clock *ClockChange `json:"clock,omitempty"`
-	// DropFrom, when set, replaces the node's whole drop set: election
-	// messages from these senders are dropped on arrival (the receiving
-	// end of a one-way cut). An empty set drops nothing. Setting the
-	// same set twice changes nothing.
-	DropFrom *[]election.NodeID `json:"drop_from,omitempty"`
-	// HoldFrom, when set, replaces the node's whole hold set: election
-	// messages from these senders are held on arrival, in order, and
-	// delivered — through the normal receive path, recorded as received
-	// then — as soon as the set no longer names their sender (the
-	// receiving end of a jam, chaos.Jam). The node holds at most
-	// MaxHeld messages; past that it counts and drops the overflow.
-	HoldFrom *[]election.NodeID `json:"hold_from,omitempty"`
-}
-
-// ClockChange is a rate (from clock.MinRate to clock.MaxRate; 1 is real
-// speed) or a signed jump in milliseconds (at most clock.MaxJump either
-// way), not both.
-type ClockChange struct {
-	Rate   *float64 `json:"rate,omitempty"`
-	JumpMS *int64   `json:"jump_ms,omitempty"`
-}
-
-// SetRate is a control that sets the clock's rate.
-func SetRate(r float64) Control { return Control{Clock: &ClockChange{Rate: &r}} }
-
-// Jump is a control that jumps the clock by d (whole milliseconds).
-func Jump(d time.Duration) Control {
-	ms := d.Milliseconds()
-	return Control{Clock: &ClockChange{JumpMS: &ms}}
-}
-
-// DropFrom is a control that replaces the drop set with ids.
-func DropFrom(ids ...election.NodeID) Control {
-	set := append([]election.NodeID{}, ids...)
-	return Control{DropFrom: &set}
-}
-
-// HoldFrom is a control that replaces the hold set with ids.
-func HoldFrom(ids ...election.NodeID) Control {
-	set := append([]election.NodeID{}, ids...)
-	return Control{HoldFrom: &set}
-}
-
-// String is the control in words, for errors and logs.
-func (c Control) String() string {
-	b, _ := json.Marshal(c)
-	return string(b)
-}
-
-// controlEnvelope is the request on the wire.
-type controlEnvelope struct {
-	V int `json:"v"`
-	Control
-}
-
-// ControlReply is a node's answer to a control request.
-type ControlReply struct {
-	V    int             `json:"v"`
-	OK   bool            `json:"ok"`
-	Node election.NodeID `json:"node"`
-	// Error says why the request was refused (OK false).
-	Error string `json:"error,omitempty"`
-	// The node's clock, drop set and hold set after the change, and how
-	// many messages it holds.
-	Rate      float64           `json:"rate,omitempty"`
-	ReadingMS float64           `json:"reading_ms,omitempty"`
-	TrueMS    float64           `json:"true_ms,omitempty"`
-	DropFrom  []election.NodeID `json:"drop_from,omitempty"`
-	HoldFrom  []election.NodeID `json:"hold_from,omitempty"`
-	Held      int               `json:"held,omitempty"`
-}
-
-// EncodeControl is the request for c; it refuses what a node would refuse
-// of any node (members are checked by the node).
-func EncodeControl(c Control) ([]byte, error) {
-	if err := c.check(); err != nil {
-		return nil, err
-	}
-	return json.Marshal(controlEnvelope{V: ControlVersion, Control: c})
-}
-
-// DecodeControl parses and validates a control request for node self of
-// members. Every error is a *wire.Error, so refusals are counted by the
-// same reasons as the inbox's drops.
-func DecodeControl(data []byte, self election.NodeID, members []election.NodeID) (Control, error) {
-	if len(data) > MaxControlSize {
-		return Control{}, &wire.Error{Reason: wire.Oversize, Detail: fmt.Sprintf("control request of %d bytes, more than %d", len(data), MaxControlSize)}
-	}
-	var head struct {
-		V *int `json:"v"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return Control{}, &wire.Error{Reason: wire.Malformed, Detail: fmt.Sprintf("control request is not a JSON object: %v", err)}
-	}
-	if head.V == nil {
-		return Control{}, &wire.Error{Reason: wire.Malformed, Detail: `control request without "v"`}
-	}
-	if *head.V != ControlVersion {
-		return Control{}, &wire.Error{Reason: wire.WrongVersion, Detail: fmt.Sprintf("control version %d, this node speaks %d", *head.V, ControlVersion)}
-	}
-	var env controlEnvelope
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields() // a field this node does not know would silently not take effect
-	if err := dec.Decode(&env); err != nil {
-		return Control{}, &wire.Error{Reason: wire.Malformed, Detail: fmt.Sprintf("control request: %v", err)}
-	}
-	c := env.Control
-	if err := c.check(); err != nil {
-		return Control{}, err
-	}
-	for _, set := range c.peerSets() {
-		if set.ids == nil {
-			continue
-		}
-		for _, id := range *set.ids {
-			if id == self {
-				return Control{}, &wire.Error{Reason: wire.BadField, Detail: fmt.Sprintf("%s names node %d itself", set.key, id)}
-			}
-			if !slices.Contains(members, id) {
-				return Control{}, &wire.Error{Reason: wire.BadField, Detail: fmt.Sprintf("%s: %d is not a member of %v", set.key, id, members)}
-			}
-		}
-	}
-	return c, nil
-}
-
-// peerSet is one of a request's sets of peers, by its JSON key.
-type peerSet struct {
-	key string
-	ids *[]election.NodeID
-}
-
-// peerSets are the request's sets of peers (nil when not given), which
-// every node checks alike.
-func (c Control) peerSets() []peerSet {
-	return []peerSet{{"drop_from", c.DropFrom}, {"hold_from", c.HoldFrom}}
-}
-
-// check is what any node refuses, whatever its membership.
-func (c Control) check() error {
-	bad := func(format string, a ...any) error {
-		return &wire.Error{Reason: wire.BadField, Detail: fmt.Sprintf(format, a...)}
-	}
-	if c.Clock == nil && c.DropFrom == nil && c.HoldFrom == nil {
-		return bad(`control request changes nothing: want "clock", "drop_from" and/or "hold_from"`)
-	}
-	if cc := c.Clock; cc != nil {
-		switch {
-		case (cc.Rate == nil) == (cc.JumpMS == nil):
-			return bad(`clock: want exactly one of "rate" and "jump_ms"`)
-		case cc.Rate != nil:
-			if err := clock.CheckRate(*cc.Rate); err != nil {
-				return bad("%v", err)
-			}
-		default:
-			if *cc.JumpMS > clock.MaxJump.Milliseconds() || *cc.JumpMS < -clock.MaxJump.Milliseconds() {
-				return bad("clock jump_ms %d: at most %d either way", *cc.JumpMS, clock.MaxJump.Milliseconds())
-			}
-		}
-	}
-	for _, set := range c.peerSets() {
-		if set.ids == nil {
-			continue
-		}
-		seen := map[election.NodeID]bool{}
-		for _, id := range *set.ids {
-			if id <= 0 {
-				return bad("%s: %d is not a node ID", set.key, id)
-			}
-			if seen[id] {
-				return bad("%s names %d twice", set.key, id)
-			}
-			seen[id] = true
-		}
-	}
-	return nil
-}
-
-// ControlTimeout is how long SendControl waits for the node's answer by
-// default: the node answers from its event loop, which a busy node may
-// take a moment to reach.
-const ControlTimeout = 5 * time.Second
+// The sending end of the control channel (package control holds its
+// messages): `ringleader control` and the tests ask a node for a change
+// over NATS, as the control account (docs/trust.md).
 
 // ErrNotListening is returned by SendControl when no node listens on the
 // control subject (it is down, or not the ID asked for).
@@ -233,35 +22,35 @@ var ErrNotListening = errors.New("no node listens on that control subject (is it
 
 // SendControl logs in to the NATS server at url as the control account of
 // cluster and asks node id to apply c; it returns the node's answer once
-// the change is in effect. ctx bounds the whole exchange (ControlTimeout
+// the change is in effect. ctx bounds the whole exchange (control.Timeout
 // when it has no deadline). A refusal by the node is an error carrying
 // its reason.
-func SendControl(ctx context.Context, url, cluster, secret string, id election.NodeID, c Control) (ControlReply, error) {
-	req, err := EncodeControl(c)
+func SendControl(ctx context.Context, url, cluster, secret string, id election.NodeID, c control.Request) (control.Reply, error) {
+	req, err := control.Encode(c)
 	if err != nil {
-		return ControlReply{}, err
+		return control.Reply{}, err
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, ControlTimeout)
+		ctx, cancel = context.WithTimeout(ctx, control.Timeout)
 		defer cancel()
 	}
 	nc, err := nats.Connect(url, nats.UserInfo(trust.ControlUser, secret), nats.Name("ringleader-control"), nats.NoReconnect())
 	if err != nil {
-		return ControlReply{}, fmt.Errorf("control: connect to %s as %s: %w", url, trust.ControlUser, err)
+		return control.Reply{}, fmt.Errorf("control: connect to %s as %s: %w", url, trust.ControlUser, err)
 	}
 	defer nc.Close()
 	subject := trust.ControlSubject(cluster, int(id))
 	msg, err := nc.RequestWithContext(ctx, subject, req)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
-		return ControlReply{}, fmt.Errorf("control: node %d on %s: %w", id, subject, ErrNotListening)
+		return control.Reply{}, fmt.Errorf("control: node %d on %s: %w", id, subject, ErrNotListening)
 	case err != nil:
-		return ControlReply{}, fmt.Errorf("control: node %d on %s: %w", id, subject, err)
+		return control.Reply{}, fmt.Errorf("control: node %d on %s: %w", id, subject, err)
 	}
-	var r ControlReply
+	var r control.Reply
 	if err := json.Unmarshal(msg.Data, &r); err != nil {
-		return ControlReply{}, fmt.Errorf("control: node %d answered with something not a reply: %v", id, err)
+		return control.Reply{}, fmt.Errorf("control: node %d answered with something not a reply: %v", id, err)
 	}
 	if !r.OK {
 		return r, fmt.Errorf("control: node %d refused %s: %s", id, c, r.Error)

@@ -13,12 +13,13 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/node/control"
 	"github.com/ringleader-dev/ringleader/routes"
 	"github.com/ringleader-dev/ringleader/trust"
 )
 
 // control sends c to node id through its own server, as the harness does.
-func (c *testCluster) control(id election.NodeID, ctl Control) ControlReply {
+func (c *testCluster) control(id election.NodeID, ctl control.Request) control.Reply {
 	c.t.Helper()
 	r, err := SendControl(context.Background(), c.node(id).ClientURL(), "test", c.secret, id, ctl)
 	if err != nil {
@@ -53,7 +54,7 @@ func TestDropSetCutsOnlyTheNamedDirection(t *testing.T) {
 	c.startAll()
 	c.awaitLeader(3)
 
-	r := c.control(1, DropFrom(2))
+	r := c.control(1, control.DropFrom(2))
 	if len(r.DropFrom) != 1 || r.DropFrom[0] != 2 {
 		t.Fatalf("node 1 answered drop set %v, want [2]", r.DropFrom)
 	}
@@ -99,7 +100,7 @@ func TestDropSetCutsOnlyTheNamedDirection(t *testing.T) {
 	}
 
 	healed := time.Now()
-	c.control(1, DropFrom())
+	c.control(1, control.DropFrom())
 	c.awaitLog("node 1 hears 2 again after the heal", func(l logLine) bool {
 		return l.node == 1 && isMsg(l, history.KindRecv, 2, 1) && l.at.After(healed)
 	})
@@ -113,7 +114,7 @@ func TestOnlyTheControlAccountChangesAClock(t *testing.T) {
 	c := newTestCluster(t, testAlgorithm, 1, 2)
 	c.startAll()
 	c.awaitLeader(2)
-	req, err := EncodeControl(SetRate(0.5))
+	req, err := control.Encode(control.SetRate(0.5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestOnlyTheControlAccountChangesAClock(t *testing.T) {
 	}
 	// Asked by the control account after both, the node's clock still
 	// runs at real speed: neither request reached it.
-	if r := c.control(1, DropFrom()); r.Rate != 1 {
+	if r := c.control(1, control.DropFrom()); r.Rate != 1 {
 		t.Fatalf("node 1's clock runs at %v after refused requests, want 1", r.Rate)
 	}
 	for _, l := range c.allLines() {
@@ -140,7 +141,7 @@ func TestOnlyTheControlAccountChangesAClock(t *testing.T) {
 	if st := c.node(1).Status(); st.ClockRate != 0 {
 		t.Fatalf("/status shows clock rate %v before any clock fault; want it left out", st.ClockRate)
 	}
-	if r := c.control(1, SetRate(0.5)); r.Rate != 0.5 {
+	if r := c.control(1, control.SetRate(0.5)); r.Rate != 0.5 {
 		t.Fatalf("node 1 answered rate %v, want 0.5", r.Rate)
 	}
 	if st := c.node(1).Status(); st.ClockRate != 0.5 {
@@ -172,7 +173,7 @@ func TestGarbledControlRequestsAreRefusedAndCounted(t *testing.T) {
 		{"unknown field", `{"v":1,"clock":{"rate":0.5},"colour":"red"}`, "malformed"},
 		{"wrong type", `{"v":1,"clock":{"rate":"fast"}}`, "malformed"},
 		{"future version", `{"v":2,"clock":{"rate":0.5}}`, "wrong-version"},
-		{"oversize", `{"v":1,"drop_from":[` + strings.Repeat("2,", MaxControlSize/2) + `2]}`, "oversize"},
+		{"oversize", `{"v":1,"drop_from":[` + strings.Repeat("2,", control.MaxSize/2) + `2]}`, "oversize"},
 		{"nothing", `{"v":1}`, "bad-field"},
 		{"stopped clock", `{"v":1,"clock":{"rate":0}}`, "bad-field"},
 		{"rate and jump", `{"v":1,"clock":{"rate":2,"jump_ms":10}}`, "bad-field"},
@@ -186,7 +187,7 @@ func TestGarbledControlRequestsAreRefusedAndCounted(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: no answer: %v", b.name, err)
 		}
-		var r ControlReply
+		var r control.Reply
 		if err := json.Unmarshal(msg.Data, &r); err != nil {
 			t.Fatalf("%s: answer %q: %v", b.name, msg.Data, err)
 		}
@@ -209,7 +210,7 @@ func TestGarbledControlRequestsAreRefusedAndCounted(t *testing.T) {
 			t.Fatalf("a refused request changed the node: %s", l.raw)
 		}
 	}
-	if r := c.control(1, Jump(time.Second)); r.ReadingMS < r.TrueMS+1000 {
+	if r := c.control(1, control.Jump(time.Second)); r.ReadingMS < r.TrueMS+1000 {
 		t.Fatalf("after the refusals a valid jump answered reading %vms at true %vms", r.ReadingMS, r.TrueMS)
 	}
 }
@@ -219,11 +220,11 @@ func TestGarbledControlRequestsAreRefusedAndCounted(t *testing.T) {
 func TestControlOfANodeNotRunningSaysSo(t *testing.T) {
 	c := newTestCluster(t, testAlgorithm, 1, 2)
 	c.start(1)
-	_, err := SendControl(context.Background(), c.node(1).ClientURL(), "test", c.secret, 2, SetRate(2))
+	_, err := SendControl(context.Background(), c.node(1).ClientURL(), "test", c.secret, 2, control.SetRate(2))
 	if !errors.Is(err, ErrNotListening) {
 		t.Fatalf("control of a node not running: %v, want ErrNotListening", err)
 	}
-	_, err = SendControl(context.Background(), c.node(1).ClientURL(), "test", "not-the-secret-at-all", 1, SetRate(2))
+	_, err = SendControl(context.Background(), c.node(1).ClientURL(), "test", "not-the-secret-at-all", 1, control.SetRate(2))
 	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization") {
 		t.Fatalf("control with a wrong secret: %v, want an authorization error", err)
 	}
@@ -243,7 +244,7 @@ func TestAStartingClockRateHolds(t *testing.T) {
 	c.mu.Lock()
 	c.nodes[1] = n
 	c.mu.Unlock()
-	r := c.control(1, DropFrom())
+	r := c.control(1, control.DropFrom())
 	if r.Rate != 0.25 || math.Abs(r.ReadingMS-0.25*r.TrueMS) > 0.001 {
 		t.Fatalf("answered rate %v, reading %vms at true %vms; want a quarter of true time", r.Rate, r.ReadingMS, r.TrueMS)
 	}

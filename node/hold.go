@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/node/control"
 	"github.com/sirupsen/logrus"
 )
 
@@ -17,11 +18,10 @@ import (
 // route whose pings went unanswered for a second would close, and what it
 // held would be lost rather than delivered late.
 
-// MaxHeld bounds the messages a node holds: past it a message from a held
-// sender is counted as dropped (reason DropHeldOver) and not held; the
-// first such drop of a hold is logged, with how many there were when the
-// set releases them. The simulator holds to the same bound (chaos.JamHeld).
-const MaxHeld = 4096
+// The node holds at most control.MaxHeld messages: past it a message from
+// a held sender is counted as dropped (reason DropHeldOver) and not held;
+// the first such drop of a hold is logged, with how many there were when
+// the set releases them.
 
 // Events and keys of the hold set's informational lines (docs/logs.md).
 const (
@@ -48,7 +48,7 @@ type holdSet struct {
 // holdMessage holds m, from a sender in the hold set, or drops it when the
 // queue is full.
 func (n *Node) holdMessage(m election.Message) {
-	if len(n.hold.queue) < MaxHeld {
+	if len(n.hold.queue) < control.MaxHeld {
 		n.hold.queue = append(n.hold.queue, m)
 		return
 	}

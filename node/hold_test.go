@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/node/control"
 	"github.com/ringleader-dev/ringleader/wire"
 )
 
@@ -40,7 +41,7 @@ func received(r *recorder) [][2]uint64 {
 // order they arrived; others pass meanwhile.
 func TestHoldSetHoldsThenDeliversInOrder(t *testing.T) {
 	n, r := holdNode(t)
-	n.controlNow(t, HoldFrom(2, 3))
+	n.controlNow(t, control.HoldFrom(2, 3))
 	for i := uint64(1); i <= 3; i++ {
 		arrive(t, n, 2, i)
 		arrive(t, n, 3, 10+i)
@@ -51,12 +52,12 @@ func TestHoldSetHoldsThenDeliversInOrder(t *testing.T) {
 	if st := n.Status(); st.Counters.Received != 0 {
 		t.Fatalf("counted %d received while held", st.Counters.Received)
 	}
-	n.controlNow(t, HoldFrom(3))
+	n.controlNow(t, control.HoldFrom(3))
 	if got, want := received(r), [][2]uint64{{2, 1}, {2, 2}, {2, 3}}; !equalPairs(got, want) {
 		t.Fatalf("after releasing 2, received %v; want %v", got, want)
 	}
 	arrive(t, n, 2, 4) // no longer held
-	n.controlNow(t, HoldFrom())
+	n.controlNow(t, control.HoldFrom())
 	want := [][2]uint64{{2, 1}, {2, 2}, {2, 3}, {2, 4}, {3, 11}, {3, 12}, {3, 13}}
 	if got := received(r); !equalPairs(got, want) {
 		t.Fatalf("after releasing all, received %v; want %v", got, want)
@@ -66,30 +67,30 @@ func TestHoldSetHoldsThenDeliversInOrder(t *testing.T) {
 	}
 }
 
-// TestHoldSetBoundCountsTheOverflow: past MaxHeld a held sender's
+// TestHoldSetBoundCountsTheOverflow: past control.MaxHeld a held sender's
 // messages are dropped and counted; what was held is still delivered.
 func TestHoldSetBoundCountsTheOverflow(t *testing.T) {
 	n, r := holdNode(t)
-	n.controlNow(t, HoldFrom(2))
-	for i := range uint64(MaxHeld + 5) {
+	n.controlNow(t, control.HoldFrom(2))
+	for i := range uint64(control.MaxHeld + 5) {
 		arrive(t, n, 2, i+1)
 	}
 	if got := n.Status().Counters.Dropped[DropHeldOver]; got != 5 {
 		t.Fatalf("dropped %d over the bound, want 5", got)
 	}
-	n.controlNow(t, HoldFrom())
-	if got := received(r); len(got) != MaxHeld || got[0][1] != 1 || got[MaxHeld-1][1] != MaxHeld {
-		t.Fatalf("released %d messages (first %v), want the first %d in order", len(got), got[:1], MaxHeld)
+	n.controlNow(t, control.HoldFrom())
+	if got := received(r); len(got) != control.MaxHeld || got[0][1] != 1 || got[control.MaxHeld-1][1] != control.MaxHeld {
+		t.Fatalf("released %d messages (first %v), want the first %d in order", len(got), got[:1], control.MaxHeld)
 	}
 }
 
 // TestHoldFromIsChecked: a hold set may not name the node itself, a
 // non-member, or anyone twice.
 func TestHoldFromIsChecked(t *testing.T) {
-	for _, c := range []Control{HoldFrom(1), HoldFrom(9), HoldFrom(2, 2)} {
-		b, err := EncodeControl(c)
+	for _, c := range []control.Request{control.HoldFrom(1), control.HoldFrom(9), control.HoldFrom(2, 2)} {
+		b, err := control.Encode(c)
 		if err == nil {
-			_, err = DecodeControl(b, 1, []election.NodeID{1, 2, 3})
+			_, err = control.Decode(b, 1, []election.NodeID{1, 2, 3})
 		}
 		if err == nil {
 			t.Errorf("%s accepted", c)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/node/control"
 	"github.com/ringleader-dev/ringleader/wire"
 	"github.com/sirupsen/logrus"
 )
@@ -91,10 +92,10 @@ func (n *Node) dropCut(m election.Message) {
 // loop, so the change is in effect for everything the machine sees after
 // it, and the answer is sent only then.
 func (n *Node) control(data []byte, reply string) {
-	c, err := DecodeControl(data, n.cfg.ID, n.members)
+	c, err := control.Decode(data, n.cfg.ID, n.members)
 	if err != nil {
 		n.refuseControl(err, data)
-		n.answer(reply, ControlReply{Error: clipDetail(err.Error())})
+		n.answer(reply, control.Reply{Error: clipDetail(err.Error())})
 		return
 	}
 	now := n.trueElapsed()
@@ -120,7 +121,7 @@ func (n *Node) control(data []byte, reply string) {
 		n.note(EventDropFrom).WithField(LogDropFrom, n.dropSet()).Info("drop set replaced")
 	}
 	n.showFaults()
-	r := ControlReply{OK: true, Rate: n.clk.Rate(), ReadingMS: millis(n.clk.Read(now)), TrueMS: millis(now), DropFrom: n.dropSet()}
+	r := control.Reply{OK: true, Rate: n.clk.Rate(), ReadingMS: millis(n.clk.Read(now)), TrueMS: millis(now), DropFrom: n.dropSet()}
 	if c.HoldFrom != nil {
 		// Answered after the release: what the set no longer names has
 		// been delivered by then.
@@ -158,11 +159,11 @@ func (n *Node) refuseControl(err error, data []byte) {
 
 // answer replies to a control request (a request without a reply subject
 // gets none).
-func (n *Node) answer(reply string, r ControlReply) {
+func (n *Node) answer(reply string, r control.Reply) {
 	if reply == "" || n.nc == nil {
 		return
 	}
-	r.V, r.Node = ControlVersion, n.cfg.ID
+	r.V, r.Node = control.Version, n.cfg.ID
 	b, err := json.Marshal(r)
 	if err == nil {
 		err = n.nc.Publish(reply, b)

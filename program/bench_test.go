@@ -17,7 +17,7 @@ func benchEvents(b *testing.B, alg string) {
 		b.Fatal(err)
 	}
 	seed := election.Seed{1, 2}
-	m, err := a.New(election.Config{ID: 2, Members: ids(5), Quorum: election.NoQuorum, Timing: election.DefaultTiming, Rand: seed.Rand(), Seed: seed})
+	m, err := a.New(election.Config{ID: 2, Members: election.FirstIDs(5), Quorum: election.NoQuorum, Timing: election.DefaultTiming, Rand: seed.Rand(), Seed: seed})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -143,7 +143,7 @@ func TestExplorerReportsANondeterministicProgram(t *testing.T) {
 		mode string
 		want bool
 	}{{"random", true}, {"selfish", false}} {
-		name, err := program.Register([]string{os.Args[0], "badprog", c.mode}, election.NoQuorum, ids(3), election.Timing{}, program.Options{})
+		name, err := program.Register([]string{os.Args[0], "badprog", c.mode}, election.NoQuorum, election.FirstIDs(3), election.Timing{}, program.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,11 +181,11 @@ func TestAProgramBehindAWrapperIsEndedWithItsChildren(t *testing.T) {
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	name, err := program.Register([]string{script}, election.NoQuorum, ids(1), election.Timing{}, program.Options{Timeout: 300 * time.Millisecond})
+	name, err := program.Register([]string{script}, election.NoQuorum, election.FirstIDs(1), election.Timing{}, program.Options{Timeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := sim.New(sim.Options{Algorithm: name, Members: ids(1)}, nil)
+	s, err := sim.New(sim.Options{Algorithm: name, Members: election.FirstIDs(1)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func bullyGo() []string { return []string{filepath.Join(bin, "bully-go")} }
 // register registers argv in mode q for a 5-node cluster.
 func register(t *testing.T, argv []string, q election.QuorumMode) string {
 	t.Helper()
-	name, err := program.Register(argv, q, ids(5), election.Timing{}, program.Options{})
+	name, err := program.Register(argv, q, election.FirstIDs(5), election.Timing{}, program.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,15 +56,7 @@ func register(t *testing.T, argv []string, q election.QuorumMode) string {
 }
 
 func registerB(argv []string) (string, error) {
-	return program.Register(argv, election.NoQuorum, ids(5), election.Timing{}, program.Options{})
-}
-
-func ids(n int) []election.NodeID {
-	out := make([]election.NodeID, n)
-	for i := range out {
-		out[i] = election.NodeID(i + 1)
-	}
-	return out
+	return program.Register(argv, election.NoQuorum, election.FirstIDs(5), election.Timing{}, program.Options{})
 }
 
 // play runs one simulated history of alg under a fixed fault schedule and
@@ -111,7 +103,7 @@ func must(t *testing.T, err error) {
 
 func newSim(t *testing.T, alg string, q election.QuorumMode) *sim.Sim {
 	t.Helper()
-	s, err := sim.New(sim.Options{Algorithm: alg, Members: ids(5), Quorum: q, Delay: sim.ScenarioNetwork}, nil)
+	s, err := sim.New(sim.Options{Algorithm: alg, Members: election.FirstIDs(5), Quorum: q, Delay: sim.ScenarioNetwork}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +184,7 @@ func TestServeAnswersForAnAlgorithmThatClaimsNothing(t *testing.T) {
 	alg, err := election.Lookup("bully")
 	must(t, err)
 	alg.Claims = nil
-	cfg := election.Config{ID: 1, Members: ids(3), Quorum: election.NoQuorum, Timing: election.DefaultTiming}
+	cfg := election.Config{ID: 1, Members: election.FirstIDs(3), Quorum: election.NoQuorum, Timing: election.DefaultTiming}
 	var in, out bytes.Buffer
 	must(t, json.NewEncoder(&in).Encode(program.Request{V: program.Version, Seq: 1, Event: election.Event{Kind: election.EventStart}, Init: program.InitOf(cfg)}))
 	must(t, program.Serve(&in, &out, alg))

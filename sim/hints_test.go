@@ -56,7 +56,7 @@ func TestKilledNodesPeersAreHintedWithinTheCrashDelay(t *testing.T) {
 	}
 	s.RunFor(time.Second)
 	got := hintsAbout(mem.Records(), 5)
-	for _, id := range ids(4) {
+	for _, id := range election.FirstIDs(4) {
 		if len(got[id]) != 1 {
 			t.Fatalf("node %d was hinted about the killed 5 at %v, want once", id, got[id])
 		}
@@ -82,7 +82,7 @@ func TestAPauseShorterThanThePingTimeoutGivesNoHintALongerOneDoes(t *testing.T) 
 	s.Pause(5)
 	s.RunFor(2 * time.Second)
 	got := hintsAbout(mem.Records(), 5)
-	for _, id := range ids(4) {
+	for _, id := range election.FirstIDs(4) {
 		if len(got[id]) != 1 || got[id][0]-at < DefaultHints.Silence.Min || got[id][0]-at > DefaultHints.Silence.Max {
 			t.Errorf("node %d hinted at %v after a long pause from %v, want once within the ping timeout", id, got[id], at)
 		}
@@ -161,7 +161,7 @@ func TestAThawedNodeHearsOfThePeersThatClosedItsRoutes(t *testing.T) {
 	thawed := s.Now()
 	s.Resume(5)
 	s.RunFor(time.Second)
-	for _, id := range ids(4) {
+	for _, id := range election.FirstIDs(4) {
 		got := hintsAbout(mem.Records(), id)[5]
 		if len(got) != 1 || got[0]-thawed < DefaultHints.Crash.Min || got[0]-thawed > DefaultHints.Crash.Max {
 			t.Errorf("thawed node 5 was hinted about %d at %v (thawed at %v), want once within the crash delay", id, got, thawed)

@@ -37,7 +37,7 @@ func byLink(mem *history.Memory, kind history.Kind) map[[2]election.NodeID][]lin
 // was sent; links not touching the node are untouched.
 func TestJamHoldsThenDeliversInOrderAtHeal(t *testing.T) {
 	var mem history.Memory
-	s := newSim(t, Options{Algorithm: "test-fifo", Members: ids(4), Delay: Uniform(time.Millisecond, 50*time.Millisecond), Seed: 5}, &mem)
+	s := newSim(t, Options{Algorithm: "test-fifo", Members: election.FirstIDs(4), Delay: Uniform(time.Millisecond, 50*time.Millisecond), Seed: 5}, &mem)
 	if err := jam(s, 2); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestJamHoldsThenDeliversInOrderAtHeal(t *testing.T) {
 // killed is lost with it.
 func TestJamHeldMessagesAndDownNodes(t *testing.T) {
 	var mem history.Memory
-	s := newSim(t, Options{Algorithm: "test-fifo", Members: ids(3)}, &mem)
+	s := newSim(t, Options{Algorithm: "test-fifo", Members: election.FirstIDs(3)}, &mem)
 	if err := jam(s, 1); err != nil {
 		t.Fatal(err)
 	}

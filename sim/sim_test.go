@@ -19,7 +19,7 @@ import (
 func newSim(t *testing.T, opts Options, sink history.Sink) *Sim {
 	t.Helper()
 	if opts.Members == nil {
-		opts.Members = ids(5)
+		opts.Members = election.FirstIDs(5)
 	}
 	s, err := New(opts, sink)
 	if err != nil {
@@ -145,7 +145,7 @@ func TestResetSimulatorRunsAsANewOne(t *testing.T) {
 	// one, a degraded one, timers and messages still queued.
 	play := func(s *Sim) {
 		faultStory(t, s, func() {
-			s.Apply(chaos.Fault{Op: chaos.Delay, Nodes: ids(3), Params: chaos.ParamsOf(chaos.DelayMS.OfDur(20*time.Millisecond), chaos.DelayJitter.OfDur(5*time.Millisecond))}, "")
+			s.Apply(chaos.Fault{Op: chaos.Delay, Nodes: election.FirstIDs(3), Params: chaos.ParamsOf(chaos.DelayMS.OfDur(20*time.Millisecond), chaos.DelayJitter.OfDur(5*time.Millisecond))}, "")
 		})
 	}
 	opts := Options{Algorithm: "test-maxid", Seed: 7, Delay: Uniform(500*time.Microsecond, 5*time.Millisecond), Loss: 0.05}
@@ -182,7 +182,7 @@ func TestResetSimulatorRunsAsANewOne(t *testing.T) {
 func timersFired(t *testing.T, alg string) []string {
 	t.Helper()
 	var mem history.Memory
-	s := newSim(t, Options{Algorithm: alg, Members: ids(1)}, &mem)
+	s := newSim(t, Options{Algorithm: alg, Members: election.FirstIDs(1)}, &mem)
 	s.Start()
 	s.RunFor(time.Second)
 	var got []string
@@ -215,7 +215,7 @@ func TestTimerRearmedWhileQueued(t *testing.T) {
 
 func TestKilledNodeTimersVanish(t *testing.T) {
 	var mem history.Memory
-	s := newSim(t, Options{Algorithm: "test-timers", Members: ids(1)}, &mem)
+	s := newSim(t, Options{Algorithm: "test-timers", Members: election.FirstIDs(1)}, &mem)
 	s.Start()
 	s.RunFor(10 * time.Millisecond)
 	s.Kill(1)
@@ -229,7 +229,7 @@ func TestKilledNodeTimersVanish(t *testing.T) {
 
 func TestPausedNodeHandlesWhatWaitedInABurstOnResume(t *testing.T) {
 	var mem history.Memory
-	s := newSim(t, Options{Algorithm: "test-timers", Members: ids(1)}, &mem)
+	s := newSim(t, Options{Algorithm: "test-timers", Members: election.FirstIDs(1)}, &mem)
 	s.Start()
 	s.Pause(1)
 	s.RunFor(100 * time.Millisecond) // a and c expire while frozen
@@ -253,7 +253,7 @@ func TestPausedNodeHandlesWhatWaitedInABurstOnResume(t *testing.T) {
 
 func TestMessagesToAPausedNodeQueueAndArriveOnResume(t *testing.T) {
 	var mem history.Memory
-	s := newSim(t, Options{Algorithm: "test-fifo", Members: ids(3)}, &mem)
+	s := newSim(t, Options{Algorithm: "test-fifo", Members: election.FirstIDs(3)}, &mem)
 	s.Start()
 	if err := s.Pause(3); err != nil {
 		t.Fatal(err)
@@ -285,7 +285,7 @@ func TestMessagesToAPausedNodeQueueAndArriveOnResume(t *testing.T) {
 }
 
 func TestLinksAreFIFOUnderRandomDelay(t *testing.T) {
-	s := newSim(t, Options{Algorithm: "test-fifo", Members: ids(4), Delay: Uniform(time.Millisecond, 50*time.Millisecond), Seed: 3}, nil)
+	s := newSim(t, Options{Algorithm: "test-fifo", Members: election.FirstIDs(4), Delay: Uniform(time.Millisecond, 50*time.Millisecond), Seed: 3}, nil)
 	s.Start()
 	s.RunFor(time.Second)
 	for _, id := range []election.NodeID{2, 3, 4} {
@@ -311,7 +311,7 @@ func heard(mem *history.Memory) map[[2]election.NodeID]int {
 
 func TestOneWayCutLosesOneDirectionOnly(t *testing.T) {
 	var mem history.Memory
-	s := newSim(t, Options{Algorithm: "test-maxid", Members: ids(3)}, &mem)
+	s := newSim(t, Options{Algorithm: "test-maxid", Members: election.FirstIDs(3)}, &mem)
 	s.Cut(3, 1) // 1 never hears 3; 3 hears 1
 	s.Start()
 	s.RunFor(3 * time.Second)
@@ -331,7 +331,7 @@ func TestOneWayCutLosesOneDirectionOnly(t *testing.T) {
 func TestNonTransitivePartition(t *testing.T) {
 	// 1 and 3 cannot talk; 2 talks to both (a bridge).
 	var mem history.Memory
-	s := newSim(t, Options{Algorithm: "test-maxid", Members: ids(3)}, &mem)
+	s := newSim(t, Options{Algorithm: "test-maxid", Members: election.FirstIDs(3)}, &mem)
 	if err := s.Partition([]election.NodeID{1, 2}, []election.NodeID{2, 3}); err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +355,7 @@ func TestNonTransitivePartition(t *testing.T) {
 }
 
 func TestDeadRecipientLosesMessages(t *testing.T) {
-	s := newSim(t, Options{Algorithm: "test-fifo", Members: ids(2)}, nil)
+	s := newSim(t, Options{Algorithm: "test-fifo", Members: election.FirstIDs(2)}, nil)
 	s.Start()
 	s.Kill(2) // the 50 messages are on the wire
 	s.RunFor(time.Second)
@@ -365,7 +365,7 @@ func TestDeadRecipientLosesMessages(t *testing.T) {
 }
 
 func TestLossDropsAboutTheConfiguredFraction(t *testing.T) {
-	s := newSim(t, Options{Algorithm: "test-fifo", Members: ids(11), Loss: 0.5, Seed: 1}, nil)
+	s := newSim(t, Options{Algorithm: "test-fifo", Members: election.FirstIDs(11), Loss: 0.5, Seed: 1}, nil)
 	s.Start()
 	s.RunFor(time.Second)
 	c := s.Counts()
@@ -376,7 +376,7 @@ func TestLossDropsAboutTheConfiguredFraction(t *testing.T) {
 
 func TestFaultsAreRecordedAsInvokeThenOkOrFail(t *testing.T) {
 	var mem history.Memory
-	s := newSim(t, Options{Algorithm: "test-maxid", Members: ids(3)}, &mem)
+	s := newSim(t, Options{Algorithm: "test-maxid", Members: election.FirstIDs(3)}, &mem)
 	s.Start()
 	s.RunFor(10 * time.Millisecond)
 	s.Stop(2)
@@ -421,7 +421,7 @@ func TestBackendDrivesTheSimThroughTheChaosInterface(t *testing.T) {
 	ctx := context.Background()
 	var mem history.Memory
 	b := &Backend{}
-	spec := chaos.ClusterSpec{Name: "t", Algorithm: "test-maxid", Members: ids(5), Seed: 1}
+	spec := chaos.ClusterSpec{Name: "t", Algorithm: "test-maxid", Members: election.FirstIDs(5), Seed: 1}
 	if err := b.Start(ctx, spec, &mem); err != nil {
 		t.Fatal(err)
 	}
@@ -462,12 +462,12 @@ func TestBackendDrivesTheSimThroughTheChaosInterface(t *testing.T) {
 
 func TestNewRejectsWhatCannotRun(t *testing.T) {
 	cases := map[string]Options{
-		"unknown algorithm": {Algorithm: "nope", Members: ids(3)},
+		"unknown algorithm": {Algorithm: "nope", Members: election.FirstIDs(3)},
 		"no members":        {Algorithm: "test-maxid"},
 		"duplicate id":      {Algorithm: "test-maxid", Members: []election.NodeID{1, 1}},
-		"quorum":            {Algorithm: "test-maxid", Members: ids(3), Quorum: election.Majority},
-		"loss":              {Algorithm: "test-maxid", Members: ids(3), Loss: 2},
-		"delay":             {Algorithm: "test-maxid", Members: ids(3), Delay: Uniform(5, 1)},
+		"quorum":            {Algorithm: "test-maxid", Members: election.FirstIDs(3), Quorum: election.Majority},
+		"loss":              {Algorithm: "test-maxid", Members: election.FirstIDs(3), Loss: 2},
+		"delay":             {Algorithm: "test-maxid", Members: election.FirstIDs(3), Delay: Uniform(5, 1)},
 	}
 	for name, o := range cases {
 		if _, err := New(o, nil); err == nil {
@@ -545,7 +545,7 @@ func TestRunComplexityCountsAFaultFreeElection(t *testing.T) {
 }
 
 func TestStartTwiceDoesNotReviveTheDead(t *testing.T) {
-	s := newSim(t, Options{Algorithm: "test-maxid", Members: ids(3)}, nil)
+	s := newSim(t, Options{Algorithm: "test-maxid", Members: election.FirstIDs(3)}, nil)
 	s.Start()
 	s.Kill(3)
 	s.Start()
@@ -556,7 +556,7 @@ func TestStartTwiceDoesNotReviveTheDead(t *testing.T) {
 
 func TestDelayFaultSlowsOnlyTheNamedNode(t *testing.T) {
 	var mem history.Memory
-	s := newSim(t, Options{Algorithm: "test-fifo", Members: ids(3)}, &mem)
+	s := newSim(t, Options{Algorithm: "test-fifo", Members: election.FirstIDs(3)}, &mem)
 	if err := s.Apply(chaos.Fault{Op: chaos.Delay, Nodes: []election.NodeID{3}, Params: chaos.ParamsOf(chaos.DelayMS.OfDur(40*time.Millisecond), chaos.DelayJitter.OfDur(10*time.Millisecond))}, "3"); err != nil {
 		t.Fatal(err)
 	}
@@ -579,7 +579,7 @@ func TestDelayFaultSlowsOnlyTheNamedNode(t *testing.T) {
 }
 
 func TestLossFaultIsPerNodeAndHealed(t *testing.T) {
-	s := newSim(t, Options{Algorithm: "test-fifo", Members: ids(3), Seed: 2}, nil)
+	s := newSim(t, Options{Algorithm: "test-fifo", Members: election.FirstIDs(3), Seed: 2}, nil)
 	s.Apply(chaos.Fault{Op: chaos.Loss, Nodes: []election.NodeID{3}, Params: chaos.ParamsOf(chaos.LossPercent.Of(1))}, "3")
 	s.Start()
 	s.RunFor(time.Second)
@@ -590,7 +590,7 @@ func TestLossFaultIsPerNodeAndHealed(t *testing.T) {
 
 func TestRestartedNodeStartsWithoutAView(t *testing.T) {
 	var mem history.Memory
-	s := newSim(t, Options{Algorithm: "test-timers", Members: ids(1)}, &mem)
+	s := newSim(t, Options{Algorithm: "test-timers", Members: election.FirstIDs(1)}, &mem)
 	s.Start()
 	s.RunFor(time.Second)
 	if _, ok := s.State().Views[1]; !ok {
@@ -616,7 +616,7 @@ func TestRestartedNodeStartsWithoutAView(t *testing.T) {
 // TestRestartHandsBackTheDurableBlob: the opaque blob a machine persisted
 // is what its next boot gets, byte for byte.
 func TestRestartHandsBackTheDurableBlob(t *testing.T) {
-	s := newSim(t, Options{Algorithm: "test-blob", Members: ids(2)}, nil)
+	s := newSim(t, Options{Algorithm: "test-blob", Members: election.FirstIDs(2)}, nil)
 	s.Start()
 	s.RunFor(time.Millisecond)
 	for boot := 1; boot <= 3; boot++ {
@@ -641,7 +641,7 @@ func TestRestartHandsBackTheDurableBlob(t *testing.T) {
 // election.MaxDurableBlob keeps its old state and the run reports why.
 func TestPersistOverTheBlobBoundIsRefused(t *testing.T) {
 	opts := election.Options{"size": strconv.Itoa(election.MaxDurableBlob + 1)}
-	s := newSim(t, Options{Algorithm: "test-blob", Members: ids(2), Options: opts}, nil)
+	s := newSim(t, Options{Algorithm: "test-blob", Members: election.FirstIDs(2), Options: opts}, nil)
 	s.Start()
 	s.RunFor(time.Millisecond)
 	if got := len(s.Durable(1).Blob); got != 0 {

@@ -126,14 +126,6 @@ func init() {
 	})
 }
 
-func ids(n int) []election.NodeID {
-	out := make([]election.NodeID, n)
-	for i := range out {
-		out[i] = election.NodeID(i + 1)
-	}
-	return out
-}
-
 // blobProbe persists an opaque blob on start: the bytes it was restarted
 // with plus one more, so a restart shows whether the blob came back, and
 // with Config.Options size set, a blob of that many bytes instead. Its view

@@ -89,7 +89,8 @@ func CheckSecret(s string) error {
 func Subjects(cluster string) string { return "ringleader." + cluster + ".>" }
 
 // ControlSubject is node id's control subject: the only place its clock
-// and its drop set are changed from (node.Control).
+// and its drop and hold sets are changed from (control.Request, package
+// node/control).
 func ControlSubject(cluster string, id int) string {
 	return fmt.Sprintf("ringleader.%s.control.%d", cluster, id)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/client"
 	"github.com/ringleader-dev/ringleader/election"
-	rlnode "github.com/ringleader-dev/ringleader/node"
+	"github.com/ringleader-dev/ringleader/node/control"
 	"github.com/ringleader-dev/ringleader/wire"
 )
 
@@ -24,7 +24,7 @@ const nodeClientURL = "nats://127.0.0.1:4222"
 
 // controlTimeout bounds one control exchange: `ringleader control`'s
 // own wait for the node's answer, plus docker exec's overhead.
-const controlTimeout = rlnode.ControlTimeout + 10*time.Second
+const controlTimeout = control.Timeout + 10*time.Second
 
 // control asks node id to apply c (a clock fault, a drop set) by running
 // `ringleader control` inside the node's container: the container holds
@@ -33,33 +33,33 @@ const controlTimeout = rlnode.ControlTimeout + 10*time.Second
 // returns once the node answered that the change is in effect, with its
 // answer. A paused node cannot be asked (docker exec refuses); a node
 // that is down has no one to answer.
-func (b *Backend) control(ctx context.Context, id election.NodeID, c rlnode.Control) (rlnode.ControlReply, error) {
+func (b *Backend) control(ctx context.Context, id election.NodeID, c control.Request) (control.Reply, error) {
 	args, err := controlArgs(id, c)
 	if err != nil {
-		return rlnode.ControlReply{}, fmt.Errorf("docker: control node %d: %w", id, err)
+		return control.Reply{}, fmt.Errorf("docker: control node %d: %w", id, err)
 	}
 	b.mu.Lock()
 	n, cluster := b.nodes[id], b.spec.Name
 	cli := b.cliOfLocked(n)
 	b.mu.Unlock()
 	if n == nil {
-		return rlnode.ControlReply{}, fmt.Errorf("docker: control node %d: no such node in run %s", id, b.run)
+		return control.Reply{}, fmt.Errorf("docker: control node %d: no such node in run %s", id, b.run)
 	}
 	ctx, cancel := context.WithTimeout(ctx, controlTimeout)
 	defer cancel()
 	cmd := append([]string{"/ringleader", "control", "--server", nodeClientURL, "--cluster", cluster}, args...)
 	stdout, stderr, code, err := execIn(ctx, cli.Client, n.cid, cmd)
 	if err != nil {
-		return rlnode.ControlReply{}, fmt.Errorf("docker: control node %d (%s): %w", id, n.name, err)
+		return control.Reply{}, fmt.Errorf("docker: control node %d (%s): %w", id, n.name, err)
 	}
 	if code != 0 {
 		msg := strings.TrimSpace(stderr + stdout)
 		if msg == "" {
 			msg = "(no output)"
 		}
-		return rlnode.ControlReply{}, fmt.Errorf("docker: control node %d (%s): `%s` exited %d: %s", id, n.name, strings.Join(cmd[1:], " "), code, wire.ClipTo(msg, 400))
+		return control.Reply{}, fmt.Errorf("docker: control node %d (%s): `%s` exited %d: %s", id, n.name, strings.Join(cmd[1:], " "), code, wire.ClipTo(msg, 400))
 	}
-	var r rlnode.ControlReply
+	var r control.Reply
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil || !r.OK {
 		return r, fmt.Errorf("docker: control node %d (%s): not an answer: %s", id, n.name, wire.ClipTo(stdout, 200))
 	}
@@ -68,8 +68,8 @@ func (b *Backend) control(ctx context.Context, id election.NodeID, c rlnode.Cont
 
 // controlArgs is `ringleader control`'s flags for c (the cluster and
 // server aside).
-func controlArgs(id election.NodeID, c rlnode.Control) ([]string, error) {
-	if _, err := rlnode.EncodeControl(c); err != nil {
+func controlArgs(id election.NodeID, c control.Request) ([]string, error) {
+	if _, err := control.Encode(c); err != nil {
 		return nil, err
 	}
 	args := []string{"--node", strconv.Itoa(int(id))}

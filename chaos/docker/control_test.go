@@ -13,6 +13,7 @@ import (
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 	rlnode "github.com/ringleader-dev/ringleader/node"
+	"github.com/ringleader-dev/ringleader/node/control"
 )
 
 // TestControlChangesAClockAndDropSetLive: the backend's control runs
@@ -26,8 +27,8 @@ func TestControlChangesAClockAndDropSetLive(t *testing.T) {
 	b, mem := startCluster(t, 3)
 	await(t, b, "every node on leader 3", allSee(ids(1, 2, 3), 3))
 
-	c := rlnode.SetRate(0.5)
-	c.DropFrom = rlnode.DropFrom(3).DropFrom
+	c := control.SetRate(0.5)
+	c.DropFrom = control.DropFrom(3).DropFrom
 	t0 := time.Now()
 	r, err := b.control(context.Background(), 1, c)
 	if err != nil {
@@ -79,7 +80,7 @@ func TestControlChangesAClockAndDropSetLive(t *testing.T) {
 	}
 
 	// A member that is not there is a clear error.
-	if _, err := b.control(context.Background(), election.NodeID(9), rlnode.SetRate(2)); err == nil || !strings.Contains(err.Error(), "no such node") {
+	if _, err := b.control(context.Background(), election.NodeID(9), control.SetRate(2)); err == nil || !strings.Contains(err.Error(), "no such node") {
 		t.Fatalf("control of node 9: %v, want no such node", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/ringleader-dev/ringleader/chaos/rules"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
-	rlnode "github.com/ringleader-dev/ringleader/node"
+	"github.com/ringleader-dev/ringleader/node/control"
 )
 
 // What a node's process holds of the world that only the node itself can
@@ -30,7 +30,7 @@ type nodeControl struct {
 
 // A node holds as many jammed messages as the simulator does: a compile
 // error if the bounds differ.
-const _ = uint(rlnode.MaxHeld-chaos.JamHeld) + uint(chaos.JamHeld-rlnode.MaxHeld)
+const _ = uint(control.MaxHeld-chaos.JamHeld) + uint(chaos.JamHeld-control.MaxHeld)
 
 // jamHook carries out a jam: a jam on a node changes every node's hold
 // set — the jammed node holds what every peer sends it, every peer holds
@@ -98,25 +98,25 @@ func (b *Backend) reconcileNode(ctx context.Context, n *node) error {
 	have := b.heldLocked(n)
 	b.mu.Unlock()
 
-	var reqs []rlnode.Control
+	var reqs []control.Request
 	if want.Rate != have.rate {
-		reqs = append(reqs, rlnode.SetRate(want.Rate))
+		reqs = append(reqs, control.SetRate(want.Rate))
 	}
 	if d := want.Jumped - have.jumped; d != 0 {
-		reqs = append(reqs, rlnode.Jump(d))
+		reqs = append(reqs, control.Jump(d))
 	}
 	if !slices.Equal(drop, have.drop) {
 		if len(reqs) > 0 {
-			reqs[0].DropFrom = rlnode.DropFrom(drop...).DropFrom
+			reqs[0].DropFrom = control.DropFrom(drop...).DropFrom
 		} else {
-			reqs = append(reqs, rlnode.DropFrom(drop...))
+			reqs = append(reqs, control.DropFrom(drop...))
 		}
 	}
 	if !slices.Equal(hold, have.hold) {
 		if len(reqs) > 0 {
-			reqs[0].HoldFrom = rlnode.HoldFrom(hold...).HoldFrom
+			reqs[0].HoldFrom = control.HoldFrom(hold...).HoldFrom
 		} else {
-			reqs = append(reqs, rlnode.HoldFrom(hold...))
+			reqs = append(reqs, control.HoldFrom(hold...))
 		}
 	}
 	for _, c := range reqs {

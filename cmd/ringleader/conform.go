@@ -234,10 +234,7 @@ func registerProgramModes(argv []string, q election.QuorumMode, n int, timeout t
 	if q != election.QuorumDefault {
 		modes = []election.QuorumMode{q}
 	}
-	members := make([]election.NodeID, n)
-	for i := range members {
-		members[i] = election.NodeID(i + 1)
-	}
+	members := election.FirstIDs(n)
 	s := conformSubject{program: argv}
 	var errs []string
 	for _, m := range modes {

@@ -14,6 +14,7 @@ import (
 	"github.com/ringleader-dev/ringleader/clock"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/node"
+	"github.com/ringleader-dev/ringleader/node/control"
 	"github.com/ringleader-dev/ringleader/trust"
 )
 
@@ -33,7 +34,7 @@ func runControl(args []string) int {
 	jump := fs.Duration("clock-jump", 0, "jump the node's clock by this much, whole milliseconds (e.g. 250ms, -1s)")
 	dropFrom := fs.String("drop-from", "", "replace the node's drop set: the IDs whose messages it drops on arrival, comma-separated; empty drops nothing")
 	holdFrom := fs.String("hold-from", "", "replace the node's hold set: the IDs whose messages it holds on arrival until a later set no longer names them, comma-separated; empty holds nothing (and delivers what was held)")
-	timeout := fs.Duration("timeout", node.ControlTimeout, "how long to wait for the node's answer")
+	timeout := fs.Duration("timeout", control.Timeout, "how long to wait for the node's answer")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: ringleader control --node ID [--clock-rate R | --clock-jump D] [--drop-from IDS] [--hold-from IDS] [flags]\n\n"+
 			"Logs in as the control account and asks one node to change its clock, its\n"+
@@ -71,8 +72,8 @@ func runControl(args []string) int {
 }
 
 // controlOf is the request the flags ask for, or what is wrong with them.
-func controlOf(nargs, id int, given map[string]bool, rate float64, jump time.Duration, dropFrom, holdFrom string) (node.Control, error) {
-	var c node.Control
+func controlOf(nargs, id int, given map[string]bool, rate float64, jump time.Duration, dropFrom, holdFrom string) (control.Request, error) {
+	var c control.Request
 	switch {
 	case nargs > 0:
 		return c, errors.New("unexpected arguments: control takes flags only")
@@ -81,12 +82,12 @@ func controlOf(nargs, id int, given map[string]bool, rate float64, jump time.Dur
 	case given["clock-rate"] && given["clock-jump"]:
 		return c, errors.New("--clock-rate and --clock-jump: give one per request")
 	case given["clock-rate"]:
-		c = node.SetRate(rate)
+		c = control.SetRate(rate)
 	case given["clock-jump"]:
 		if jump%time.Millisecond != 0 {
 			return c, fmt.Errorf("--clock-jump: %v is not a whole number of milliseconds", jump)
 		}
-		c = node.Jump(jump)
+		c = control.Jump(jump)
 	}
 	for _, set := range []struct {
 		flag, val, none string
@@ -111,14 +112,14 @@ func controlOf(nargs, id int, given map[string]bool, rate float64, jump time.Dur
 	if c.Clock == nil && c.DropFrom == nil && c.HoldFrom == nil {
 		return c, errors.New("nothing to change: give --clock-rate, --clock-jump, --drop-from or --hold-from")
 	}
-	if _, err := node.EncodeControl(c); err != nil {
+	if _, err := control.Encode(c); err != nil {
 		return c, fmt.Errorf("%s: %v", flagOf(c), strings.TrimPrefix(err.Error(), "wire: bad-field: "))
 	}
 	return c, nil
 }
 
 // flagOf names the flag a refused request came from.
-func flagOf(c node.Control) string {
+func flagOf(c control.Request) string {
 	switch {
 	case c.Clock != nil && c.Clock.Rate != nil:
 		return "--clock-rate"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/node"
+	"github.com/ringleader-dev/ringleader/node/control"
 	"github.com/ringleader-dev/ringleader/trust"
 )
 
@@ -79,7 +80,7 @@ func TestControlChangesARunningNode(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var r node.ControlReply
+	var r control.Reply
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("answer %q: %v", out, err)
 	}

@@ -26,7 +26,7 @@ func BenchmarkBullyFailover(b *testing.B) {
 			timing := election.DefaultTiming
 			var total time.Duration
 			for i := 0; b.Loop(); i++ {
-				s, err := sim.New(sim.Options{Algorithm: "bully", Members: members(n), Quorum: q, Seed: int64(i + 1)}, nil)
+				s, err := sim.New(sim.Options{Algorithm: "bully", Members: election.FirstIDs(n), Quorum: q, Seed: int64(i + 1)}, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -47,7 +47,7 @@ type isolated struct {
 func (c isolation) run(t *testing.T) isolated {
 	t.Helper()
 	mem := &history.Memory{}
-	s, err := sim.New(sim.Options{Algorithm: "bully", Members: members(5), Quorum: c.quorum, Seed: c.seed}, mem)
+	s, err := sim.New(sim.Options{Algorithm: "bully", Members: election.FirstIDs(5), Quorum: c.quorum, Seed: c.seed}, mem)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,14 +12,6 @@ import (
 	"github.com/ringleader-dev/ringleader/sim"
 )
 
-func members(n int) []election.NodeID {
-	out := make([]election.NodeID, n)
-	for i := range out {
-		out[i] = election.NodeID(i + 1)
-	}
-	return out
-}
-
 // failover runs a plain n-node cluster to its first leader (n), then makes
 // only detector notice n's death first: it cuts n→detector right after a
 // heartbeat, and kills n just before detector's suspicion timeout runs out,
@@ -32,7 +24,7 @@ func failover(t *testing.T, n int, detector election.NodeID) (sim.Counts, chaos.
 	// No failure hints: the analysis counts the messages of one detector
 	// noticing first by its own timer, which a hint to every survivor at
 	// once would preempt.
-	s, err := sim.New(sim.Options{Algorithm: "bully", Members: members(n), Timing: timing, Seed: 1, Hints: sim.Hints{Off: true}}, nil)
+	s, err := sim.New(sim.Options{Algorithm: "bully", Members: election.FirstIDs(n), Timing: timing, Seed: 1, Hints: sim.Hints{Off: true}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +113,7 @@ func TestBullyFailoverCountsLowestAndSecondHighestDetector(t *testing.T) {
 func TestBullyFirstElectionCountsInSim(t *testing.T) {
 	for _, q := range []election.QuorumMode{election.NoQuorum, election.Majority} {
 		for _, n := range []int{3, 5, 10} {
-			s, err := sim.New(sim.Options{Algorithm: "bully", Members: members(n), Quorum: q, Seed: 3}, nil)
+			s, err := sim.New(sim.Options{Algorithm: "bully", Members: election.FirstIDs(n), Quorum: q, Seed: 3}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +141,7 @@ func TestBullyFirstElectionCountsInSim(t *testing.T) {
 // grant ran out while it was frozen.
 func TestQuorumLeaseNotGrantedByAcksThatOutlivedIt(t *testing.T) {
 	mem := &history.Memory{}
-	s, err := sim.New(sim.Options{Algorithm: "bully", Members: members(5), Quorum: election.Majority, Timing: election.DefaultTiming, Seed: 3}, mem)
+	s, err := sim.New(sim.Options{Algorithm: "bully", Members: election.FirstIDs(5), Quorum: election.Majority, Timing: election.DefaultTiming, Seed: 3}, mem)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +177,7 @@ func TestQuorumLeaseNotGrantedByAcksThatOutlivedIt(t *testing.T) {
 // so its first record after the thaw is the view that gives leadership up.
 func TestQuorumThawedLeaderStepsDownBeforeActing(t *testing.T) {
 	mem := &history.Memory{}
-	s, err := sim.New(sim.Options{Algorithm: "bully", Members: members(5), Quorum: election.Majority, Timing: election.DefaultTiming, Seed: 3}, mem)
+	s, err := sim.New(sim.Options{Algorithm: "bully", Members: election.FirstIDs(5), Quorum: election.Majority, Timing: election.DefaultTiming, Seed: 3}, mem)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +226,7 @@ func TestKilledLeaderIsReplacedOnTheRuntimesHintAPausedOneAfterSuspicion(t *test
 		{chaos.Kill, 0, 100 * time.Millisecond},
 		{chaos.Pause, timing.Suspicion, 3 * timing.Suspicion},
 	} {
-		s, err := sim.New(sim.Options{Algorithm: "bully", Members: members(5), Seed: 7}, nil)
+		s, err := sim.New(sim.Options{Algorithm: "bully", Members: election.FirstIDs(5), Seed: 7}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,7 @@ type world struct {
 
 func newWorld(t *testing.T, n int, q election.QuorumMode) *world {
 	t.Helper()
-	return newWorldWith(t, sim.Options{Members: members(n), Quorum: q})
+	return newWorldWith(t, sim.Options{Members: election.FirstIDs(n), Quorum: q})
 }
 
 func newWorldWith(t *testing.T, opts sim.Options) *world {
@@ -359,7 +359,7 @@ func TestQuorumRandomFaultsKeepSafety(t *testing.T) {
 		if j := time.Duration(seed%4) * 20 * time.Millisecond; j > 0 {
 			delay = sim.Uniform(time.Millisecond, time.Millisecond+j) // links stay FIFO
 		}
-		w := newWorldWith(t, sim.Options{Members: members(5), Quorum: election.Majority, Seed: int64(seed), Delay: delay})
+		w := newWorldWith(t, sim.Options{Members: election.FirstIDs(5), Quorum: election.Majority, Seed: int64(seed), Delay: delay})
 		r := rand.New(rand.NewPCG(seed, 99))
 		for range 30 {
 			w.RunFor(time.Duration(r.IntN(600)) * time.Millisecond)
@@ -459,7 +459,7 @@ func TestMachineIgnoresForeignAndMalformedMessages(t *testing.T) {
 // fire in every order.
 func TestPlainBullyFailsOverFromASilentLeaderAtTheSuspicionTimeout(t *testing.T) {
 	for seed := int64(1); seed <= 20; seed++ {
-		w := newWorldWith(t, sim.Options{Members: members(5), Seed: seed, Delay: sim.Uniform(time.Millisecond, 6*time.Millisecond)})
+		w := newWorldWith(t, sim.Options{Members: election.FirstIDs(5), Seed: seed, Delay: sim.Uniform(time.Millisecond, 6*time.Millisecond)})
 		w.RunFor(time.Second)
 		w.requireAgreed(5, 1, 2, 3, 4, 5)
 		w.fault("partition", "5", "1,2,3,4")
@@ -517,7 +517,7 @@ func TestEpochArithmeticNeverWrapsInACluster(t *testing.T) {
 // starts: it is cut off from the start, killed at once, and the cut healed.
 func startWithout5(t *testing.T) *world {
 	t.Helper()
-	d, err := step.Build(sim.Options{Algorithm: "bully", Members: members(5), Quorum: election.Majority})
+	d, err := step.Build(sim.Options{Algorithm: "bully", Members: election.FirstIDs(5), Quorum: election.Majority})
 	if err != nil {
 		t.Fatal(err)
 	}

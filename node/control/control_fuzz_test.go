@@ -1,4 +1,4 @@
-package node
+package control
 
 import (
 	"reflect"
@@ -8,10 +8,10 @@ import (
 	"github.com/ringleader-dev/ringleader/wire"
 )
 
-// FuzzDecodeControl states what DecodeControl promises for any input: it
+// FuzzDecode states what Decode promises for any input: it
 // never panics, every refusal is a *wire.Error, and an accepted request
 // encodes again to one that decodes to the same change.
-func FuzzDecodeControl(f *testing.F) {
+func FuzzDecode(f *testing.F) {
 	members := []election.NodeID{1, 2, 3}
 	f.Add([]byte(`{"v":1,"clock":{"rate":0.5}}`))
 	f.Add([]byte(`{"v":1,"clock":{"jump_ms":-250},"drop_from":[2,3]}`))
@@ -20,18 +20,18 @@ func FuzzDecodeControl(f *testing.F) {
 	f.Add([]byte(`{"v":2}`))
 	f.Add([]byte(`[1,2]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := DecodeControl(data, 1, members)
+		c, err := Decode(data, 1, members)
 		if err != nil {
 			if _, ok := err.(*wire.Error); !ok {
-				t.Fatalf("DecodeControl error %v is not a *wire.Error", err)
+				t.Fatalf("Decode error %v is not a *wire.Error", err)
 			}
 			return
 		}
-		b, err := EncodeControl(c)
+		b, err := Encode(c)
 		if err != nil {
-			t.Fatalf("EncodeControl of an accepted %s: %v", c, err)
+			t.Fatalf("Encode of an accepted %s: %v", c, err)
 		}
-		again, err := DecodeControl(b, 1, members)
+		again, err := Decode(b, 1, members)
 		if err != nil {
 			t.Fatalf("re-decoding %s: %v", b, err)
 		}
