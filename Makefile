@@ -174,8 +174,8 @@ bench-containers: build images ## container figures: silent failure and resume (
 # built first when its source changed): failovers 5 times, the probes' CPU
 # over three 15 s windows.
 bench-systems: ## real servers: etcd and JetStream failover after a leader kill, and what probing costs etcd's members (docs/systems.md)
-	$(GO) test -run '^$$' -bench 'EtcdFailoverAfterLeaderKill|JetStreamMetaFailover' -benchtime 5x -timeout 30m ./chaos/docker/
-	$(GO) test -run '^$$' -bench EtcdProbeCPU -benchtime 1x -timeout 10m ./chaos/docker/
+	$(GO) test -run '^$$' -bench 'EtcdFailoverAfterLeaderKill|JetStreamMetaFailover' -benchtime 5x -timeout 30m ./docker/
+	$(GO) test -run '^$$' -bench EtcdProbeCPU -benchtime 1x -timeout 10m ./docker/
 
 clean: ## remove everything any ringleader run left behind (containers, networks, images) and bin/
 	-@test -x $(BIN) || $(MAKE) build

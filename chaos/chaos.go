@@ -2,7 +2,7 @@
 // every world implements. A fault kind is a descriptor (kind.go); a step's
 // fault resolves against the world model (State) and is carried out through
 // one apply sequence (Carry). A Backend runs a cluster of election nodes in
-// some world — containers (chaos/docker), or the simulator (sim) — applies
+// some world — containers (docker), or the simulator (sim) — applies
 // faults to it, and feeds everything that happens into a history.Sink. The
 // harness drives any Backend with the same scenario; the backends live
 // beside this package, not in it.

@@ -11,7 +11,7 @@
 //     highest live ID if claimed) within the liveness bound.
 //   - The old leader restarts: if the algorithm claims bully-max it leads
 //     again; otherwise the cluster agrees on some leader.
-//   - A few hundred random fault schedules (package sim/explore): every
+//   - A few hundred random fault schedules (package explore): every
 //     claimed checker passes on every one, in both quorum modes when the
 //     algorithm supports a majority.
 //   - For an algorithm not seeded by construction (a program): the

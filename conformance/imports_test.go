@@ -8,7 +8,7 @@ import (
 
 // worlds are the packages that drive or judge machines. The election core
 // is what they test, so it may import none of them, not even in its tests:
-// a test that needs a world lives here, in conformance/, or in sim/step.
+// a test that needs a world lives here, in conformance/, or in step.
 var worlds = []string{"sim", "check", "chaos", "history", "harness", "scenario"}
 
 // TestElectionCoreImportsNoWorld fails if any package under election/, or

@@ -7,7 +7,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
-	"github.com/ringleader-dev/ringleader/sim/explore"
+	"github.com/ringleader-dev/ringleader/explore"
 )
 
 // Report is the outcome of the suite on one algorithm (Check).

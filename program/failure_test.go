@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/explore"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/program"
 	"github.com/ringleader-dev/ringleader/sim"
-	"github.com/ringleader-dev/ringleader/sim/explore"
 )
 
 // badProgram is a program that answers start correctly (a view and a

@@ -12,10 +12,10 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	_ "github.com/ringleader-dev/ringleader/election/all"
+	"github.com/ringleader-dev/ringleader/explore"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/program"
 	"github.com/ringleader-dev/ringleader/sim"
-	"github.com/ringleader-dev/ringleader/sim/explore"
 )
 
 // bin is where TestMain built the example programs.

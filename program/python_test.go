@@ -7,7 +7,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
-	"github.com/ringleader-dev/ringleader/sim/explore"
+	"github.com/ringleader-dev/ringleader/explore"
 )
 
 // python3 is the interpreter's path. Without one the test is skipped,

@@ -71,6 +71,6 @@ func PollInterval(n int) time.Duration {
 // a healed or resumed peer unheard for 0.9–1.4 s; 100 ms puts the return
 // within a few hundred milliseconds. A dial across a partition fails at
 // once (the docker backend refuses connection attempts across a cut, see
-// chaos/netfilter), so the attempts cost a refused connect each, not a
+// docker/netfilter), so the attempts cost a refused connect each, not a
 // blocked dial.
 const Redial = 100 * time.Millisecond

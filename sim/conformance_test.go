@@ -10,7 +10,7 @@ import (
 )
 
 // TestBackendConformance runs the conformance suite every chaos.Backend
-// passes (package chaostest) on the simulator; chaos/docker runs the same
+// passes (package chaostest) on the simulator; docker runs the same
 // suite on containers.
 func TestBackendConformance(t *testing.T) {
 	chaostest.Run(t, &sim.Backend{}, "sim-conformance", 10*time.Second)

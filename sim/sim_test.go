@@ -659,7 +659,7 @@ func TestBackendCutsAlongItsPlacement(t *testing.T) {
 	ctx := context.Background()
 	var mem history.Memory
 	b := &Backend{}
-	spec := chaos.ClusterSpec{Name: "t", Algorithm: "test-maxid", Members: ids(5), Seed: 1, Placement: chaos.Placement{{1, 3, 5}, {2, 4}}}
+	spec := chaos.ClusterSpec{Name: "t", Algorithm: "test-maxid", Members: election.FirstIDs(5), Seed: 1, Placement: chaos.Placement{{1, 3, 5}, {2, 4}}}
 	if err := b.Start(ctx, spec, &mem); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // This file is the simulator's handle for a step-level test driver
-// (package sim/step): what is about to happen, one event at a time, and a
+// (package step): what is about to happen, one event at a time, and a
 // test's own hand on a machine (fire a timer now, hand it an event). The
 // physics stay the simulator's: Next processes exactly the event the
 // running simulator would process next, with every rule of process.

@@ -12,10 +12,10 @@ import (
 	"strings"
 
 	"github.com/ringleader-dev/ringleader/chaos"
-	"github.com/ringleader-dev/ringleader/chaos/docker"
-	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
+	"github.com/ringleader-dev/ringleader/docker"
+	"github.com/ringleader-dev/ringleader/docker/engine"
+	"github.com/ringleader-dev/ringleader/docker/watch"
 	"github.com/ringleader-dev/ringleader/sim"
-	"github.com/ringleader-dev/ringleader/watch"
 )
 
 // This file is the one place the command line names its backends' code.

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ringleader-dev/ringleader/chaos/docker"
-	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
-	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
+	"github.com/ringleader-dev/ringleader/docker"
+	"github.com/ringleader-dev/ringleader/docker/engine"
+	"github.com/ringleader-dev/ringleader/docker/reaper"
 )
 
 func init() {

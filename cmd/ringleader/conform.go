@@ -15,10 +15,10 @@ import (
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/conformance"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/explore"
 	"github.com/ringleader-dev/ringleader/internal/progress"
 	"github.com/ringleader-dev/ringleader/outpath"
 	"github.com/ringleader-dev/ringleader/program"
-	"github.com/ringleader-dev/ringleader/sim/explore"
 )
 
 func init() {

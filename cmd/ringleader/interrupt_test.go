@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ringleader-dev/ringleader/chaos/docker"
+	"github.com/ringleader-dev/ringleader/docker"
 	"github.com/ringleader-dev/ringleader/internal/dockertest"
 )
 

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ringleader-dev/ringleader/chaos/netfilter"
+	"github.com/ringleader-dev/ringleader/docker/netfilter"
 )
 
 func init() {

@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
-	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
+	"github.com/ringleader-dev/ringleader/docker/engine"
+	"github.com/ringleader-dev/ringleader/docker/reaper"
 )
 
 func init() {

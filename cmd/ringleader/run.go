@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
-	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
+	"github.com/ringleader-dev/ringleader/docker/engine"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/harness"
 	"github.com/ringleader-dev/ringleader/millis"

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ringleader-dev/ringleader/sim/explore"
+	"github.com/ringleader-dev/ringleader/explore"
 )
 
 // shardFlags checks --shard and --processes against each other and the

@@ -16,12 +16,12 @@ import (
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/explore"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/internal/progress"
 	"github.com/ringleader-dev/ringleader/outpath"
 	"github.com/ringleader-dev/ringleader/program"
 	"github.com/ringleader-dev/ringleader/sim"
-	"github.com/ringleader-dev/ringleader/sim/explore"
 )
 
 func init() {

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ringleader-dev/ringleader/watch"
+	"github.com/ringleader-dev/ringleader/docker/watch"
 )
 
 func init() {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
-	"github.com/ringleader-dev/ringleader/sim/explore"
+	"github.com/ringleader-dev/ringleader/explore"
 )
 
 // TestBullyClaimsHoldUnderRandomFaults runs the explorer's random fault

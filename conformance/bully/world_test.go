@@ -1,7 +1,7 @@
 package bully_test
 
 // Bully's behaviour in a small deterministic world: the step driver on the
-// simulator (sim/step), with a constant 1 ms message delay, no failure
+// simulator (step), with a constant 1 ms message delay, no failure
 // hints but those a test gives, and the checkers of package check judging
 // safety over the recorded history.
 
@@ -18,7 +18,7 @@ import (
 	"github.com/ringleader-dev/ringleader/election/bully"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/sim"
-	"github.com/ringleader-dev/ringleader/sim/step"
+	"github.com/ringleader-dev/ringleader/step"
 )
 
 // world is a bully cluster under a test's hand.

@@ -8,9 +8,9 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	_ "github.com/ringleader-dev/ringleader/election/all"
+	"github.com/ringleader-dev/ringleader/explore"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/sim"
-	"github.com/ringleader-dev/ringleader/sim/explore"
 )
 
 var five = []election.NodeID{1, 2, 3, 4, 5}

@@ -14,9 +14,9 @@ import (
 	_ "github.com/ringleader-dev/ringleader/election/ring"
 	"github.com/ringleader-dev/ringleader/election/ringnet"
 	_ "github.com/ringleader-dev/ringleader/election/variabletime"
+	"github.com/ringleader-dev/ringleader/explore"
 	"github.com/ringleader-dev/ringleader/scenario"
 	"github.com/ringleader-dev/ringleader/sim"
-	"github.com/ringleader-dev/ringleader/sim/explore"
 )
 
 var ringAlgorithms = []string{"ring", "changroberts", "hs", "peterson", "variable-time"}

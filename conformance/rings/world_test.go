@@ -3,7 +3,7 @@ package rings_test
 // The ring algorithms' elections counted against their formulas, and their
 // recovery from crashes step by step: the simulator with one constant
 // message delay (so every message keeps its sending order, as on the
-// textbooks' FIFO rings) and the step driver (sim/step).
+// textbooks' FIFO rings) and the step driver (step).
 
 import (
 	"math"
@@ -21,7 +21,7 @@ import (
 	"github.com/ringleader-dev/ringleader/election/variabletime"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/sim"
-	"github.com/ringleader-dev/ringleader/sim/step"
+	"github.com/ringleader-dev/ringleader/step"
 )
 
 // elect runs the all-start-at-once election the formulas describe and

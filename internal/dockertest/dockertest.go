@@ -20,7 +20,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
+	"github.com/ringleader-dev/ringleader/docker/engine"
 )
 
 // NoDockerEnv is the variable that turns every container test off.

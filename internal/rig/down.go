@@ -15,7 +15,7 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
+	"github.com/ringleader-dev/ringleader/docker/reaper"
 )
 
 // Down removes what the state file in dir says the rig made, in the

@@ -13,8 +13,8 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
-	"github.com/ringleader-dev/ringleader/chaos/docker"
-	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
+	"github.com/ringleader-dev/ringleader/docker"
+	"github.com/ringleader-dev/ringleader/docker/engine"
 	"github.com/ringleader-dev/ringleader/internal/rig/rigtest"
 	"github.com/ringleader-dev/ringleader/trust"
 )

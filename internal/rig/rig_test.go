@@ -11,7 +11,7 @@ import (
 	"github.com/moby/moby/api/types/swarm"
 	"github.com/moby/moby/client"
 
-	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
+	"github.com/ringleader-dev/ringleader/docker/engine"
 	"github.com/ringleader-dev/ringleader/internal/rig"
 	"github.com/ringleader-dev/ringleader/internal/rig/rigtest"
 )

@@ -14,7 +14,7 @@ import (
 	"github.com/moby/moby/api/types/swarm"
 	"github.com/moby/moby/client"
 
-	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
+	"github.com/ringleader-dev/ringleader/docker/engine"
 )
 
 // Up makes the rig and returns its state. When anything fails, or ctx

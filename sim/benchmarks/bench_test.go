@@ -10,8 +10,8 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	_ "github.com/ringleader-dev/ringleader/election/all"
+	"github.com/ringleader-dev/ringleader/explore"
 	"github.com/ringleader-dev/ringleader/sim"
-	"github.com/ringleader-dev/ringleader/sim/explore"
 )
 
 // BenchmarkSimChangRoberts10000 is one fault-free Chang–Roberts election on

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/explore"
 	"github.com/ringleader-dev/ringleader/program"
-	"github.com/ringleader-dev/ringleader/sim/explore"
 )
 
 // BenchmarkExploreGoProgram5 is the explorer on examples/bully-go over the

@@ -14,7 +14,7 @@ import (
 	"slices"
 
 	"github.com/ringleader-dev/ringleader/chaos"
-	"github.com/ringleader-dev/ringleader/chaos/netfilter"
+	"github.com/ringleader-dev/ringleader/docker/netfilter"
 	"github.com/ringleader-dev/ringleader/election"
 )
 

@@ -17,7 +17,7 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
-	"github.com/ringleader-dev/ringleader/chaos/docker"
+	"github.com/ringleader-dev/ringleader/docker"
 	"github.com/ringleader-dev/ringleader/election"
 )
 

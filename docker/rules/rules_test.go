@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
-	"github.com/ringleader-dev/ringleader/chaos/netfilter"
+	"github.com/ringleader-dev/ringleader/docker/netfilter"
 	"github.com/ringleader-dev/ringleader/election"
 )
 

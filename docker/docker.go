@@ -21,12 +21,12 @@ import (
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
 	"github.com/ringleader-dev/ringleader/chaos"
-	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
-	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
-	"github.com/ringleader-dev/ringleader/chaos/logrecord"
-	"github.com/ringleader-dev/ringleader/chaos/netfilter"
+	"github.com/ringleader-dev/ringleader/docker/engine"
+	"github.com/ringleader-dev/ringleader/docker/netfilter"
+	"github.com/ringleader-dev/ringleader/docker/reaper"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/history/logrecord"
 )
 
 // Labels every container, network, volume and image of the project carries,

@@ -15,7 +15,7 @@ import (
 func TestProgramCommandSaysWhereAProgramRunsInItsImage(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bully-go")
-	build := exec.Command("go", "build", "-o", bin, "../../examples/bully-go")
+	build := exec.Command("go", "build", "-o", bin, "../examples/bully-go")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

@@ -20,7 +20,7 @@ import (
 	"github.com/moby/moby/api/types/events"
 	"github.com/moby/moby/client"
 
-	"github.com/ringleader-dev/ringleader/chaos/docker"
+	"github.com/ringleader-dev/ringleader/docker"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/system"
 )

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/chaos"
-	"github.com/ringleader-dev/ringleader/chaos/rules"
+	"github.com/ringleader-dev/ringleader/docker/rules"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/node/control"

@@ -13,9 +13,9 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ringleader-dev/ringleader/chaos"
-	"github.com/ringleader-dev/ringleader/chaos/logrecord"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/history/logrecord"
 	"github.com/ringleader-dev/ringleader/program"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 
-	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
+	"github.com/ringleader-dev/ringleader/docker/reaper"
 )
 
 // WithReaper says whether Start runs the run's reaper (default true): a

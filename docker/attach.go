@@ -14,8 +14,8 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ringleader-dev/ringleader/chaos"
-	"github.com/ringleader-dev/ringleader/chaos/netfilter"
-	"github.com/ringleader-dev/ringleader/chaos/rules"
+	"github.com/ringleader-dev/ringleader/docker/netfilter"
+	"github.com/ringleader-dev/ringleader/docker/rules"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
 )

@@ -23,7 +23,7 @@ import (
 // recorded, and the checkers judge the history by those claims.
 func TestAttachJudgesAClusterOfProgramsByItsNodesWord(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "bully-go")
-	build := exec.Command("go", "build", "-o", bin, "../../examples/bully-go")
+	build := exec.Command("go", "build", "-o", bin, "../examples/bully-go")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build examples/bully-go: %v\n%s", err, out)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
+	"github.com/ringleader-dev/ringleader/docker/reaper"
 )
 
 // LabelOwner names the process that made a run: `ringleader clean` leaves

@@ -7,8 +7,8 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
 
-	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
-	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
+	"github.com/ringleader-dev/ringleader/docker/engine"
+	"github.com/ringleader-dev/ringleader/docker/reaper"
 )
 
 func isNotFound(err error) bool { return cerrdefs.IsNotFound(err) }

@@ -10,8 +10,8 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
-	"github.com/ringleader-dev/ringleader/chaos/logrecord"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/history/logrecord"
 )
 
 // follow streams one node's log into the history for the life of the run.

@@ -20,7 +20,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ringleader-dev/ringleader/chaos"
-	"github.com/ringleader-dev/ringleader/chaos/netfilter"
+	"github.com/ringleader-dev/ringleader/docker/netfilter"
 	"github.com/ringleader-dev/ringleader/election"
 	_ "github.com/ringleader-dev/ringleader/election/all"
 	"github.com/ringleader-dev/ringleader/history"

@@ -16,8 +16,8 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/ringleader-dev/ringleader/chaos"
-	"github.com/ringleader-dev/ringleader/chaos/docker/engine"
-	"github.com/ringleader-dev/ringleader/chaos/docker/reaper"
+	"github.com/ringleader-dev/ringleader/docker/engine"
+	"github.com/ringleader-dev/ringleader/docker/reaper"
 	"github.com/ringleader-dev/ringleader/election"
 )
 

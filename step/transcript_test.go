@@ -7,11 +7,11 @@ import (
 
 	_ "github.com/ringleader-dev/ringleader/election/all"
 	"github.com/ringleader-dev/ringleader/internal/transcript"
-	"github.com/ringleader-dev/ringleader/sim/step"
+	"github.com/ringleader-dev/ringleader/step"
 )
 
 // rewrite regenerates every transcript's expected output from what the
-// driver prints now: go test ./sim/step -run TestTranscripts -rewrite, then
+// driver prints now: go test ./step -run TestTranscripts -rewrite, then
 // read the diff.
 var rewrite = flag.Bool("rewrite", false, "write the transcripts' expected output from this run")
 
