@@ -9,7 +9,7 @@ import (
 // worlds are the packages that drive or judge machines. The election core
 // is what they test, so it may import none of them, not even in its tests:
 // a test that needs a world lives here, in conformance/, or in step.
-var worlds = []string{"sim", "check", "chaos", "history", "harness", "scenario"}
+var worlds = []string{"sim", "explore", "step", "check", "chaos", "docker", "history", "harness", "scenario"}
 
 // TestElectionCoreImportsNoWorld fails if any package under election/, or
 // any of its tests, depends on a world package.
