@@ -4,12 +4,16 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/ringleader-dev/ringleader/scenario"
 )
 
 // badOutputs are paths no command may write, each with what its refusal
@@ -131,10 +135,11 @@ func TestJUnitMayGoInTheStoreTheRunMakes(t *testing.T) {
 // What --save could not hold is found before exploring: more nodes than
 // a scenario file allows.
 func TestExploreSaveRefusesMoreNodesThanAScenarioHoldsBeforeExploring(t *testing.T) {
-	args := []string{"sim", "explore", "--algorithm", "bully", "--n", "65", "--schedules", "100000", "--shrink", "--save", t.TempDir()}
+	over := scenario.MaxNodes + 1
+	args := []string{"sim", "explore", "--algorithm", "bully", "--n", strconv.Itoa(over), "--schedules", "100000", "--shrink", "--save", t.TempDir()}
 	r := ringleader(t, args...)
 	r.wantCode(t, 2, args...)
-	wantContains(t, "stderr", r.stderr, "cluster.nodes: 65 nodes: at most 64")
+	wantContains(t, "stderr", r.stderr, fmt.Sprintf("cluster.nodes: %d nodes: at most %d", over, scenario.MaxNodes))
 	if r.stdout != "" || strings.Count(r.stderr, "\n") != 1 {
 		t.Errorf("it explored first: stdout %q, stderr %q", r.stdout, r.stderr)
 	}
