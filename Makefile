@@ -127,8 +127,9 @@ chaos-test: build examples ## run every scenario, the examples' too, in real con
 sim-test: build examples ## run every scenario, the examples' too, in the simulator
 	./$(BIN) run --backend sim --parallel $(PARALLEL) $(SCENARIOS) $(EXAMPLE_SCENARIOS)
 
-vet: ## go vet and gofmt
+vet: ## go vet, gofmt, and the node image's build (-tags nodeimage) compiling
 	$(GO) vet ./...
+	CGO_ENABLED=0 $(GO) build -tags nodeimage -o /dev/null ./cmd/ringleader
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 test: vet ## the whole test suite, race detector on, container chaos tests included

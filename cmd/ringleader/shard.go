@@ -1,3 +1,5 @@
+//go:build !nodeimage
+
 package main
 
 import (
