@@ -270,13 +270,7 @@ func (b *Backend) startPlacedNode(ctx, followCtx context.Context, nw *testcontai
 	n := newNode(id, name, created.ID, nil)
 	n.eng, n.owned = eng, true
 	_, err = cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{})
-	b.mu.Lock()
-	b.nodes[id] = n
-	b.adoptProcessLocked(id, err == nil, false)
-	b.notifyLocked()
-	b.mu.Unlock()
-	b.followers.Add(1)
-	go b.follow(followCtx, n)
+	b.adoptNode(n, err == nil, func(n *node) { go b.follow(followCtx, n) })
 	if err != nil {
 		return fmt.Errorf("docker: run %s: start node %d (%s) on %s: %w", b.run, id, name, b.engineHost(eng), err)
 	}

@@ -383,9 +383,16 @@ func (b *Backend) adopt(c testcontainers.Container, started bool, id election.No
 	if prepare != nil {
 		prepare(n)
 	}
+	b.adoptNode(n, started, watch)
+}
+
+// adoptNode keeps n as its member's node, started or not, and starts its
+// follower with watch: the tail of every start, through testcontainers
+// (adopt) or on another engine with its client (startPlacedNode).
+func (b *Backend) adoptNode(n *node, started bool, watch func(*node)) {
 	b.mu.Lock()
-	b.nodes[id] = n
-	b.adoptProcessLocked(id, started, false)
+	b.nodes[n.id] = n
+	b.adoptProcessLocked(n.id, started, false)
 	b.notifyLocked()
 	b.mu.Unlock()
 	b.followers.Add(1)
