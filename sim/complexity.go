@@ -143,7 +143,8 @@ func RunComplexityWithin(opts Options, ids []election.NodeID, lim Limits) (Compl
 // agreedLeader is the leader every live node views, if they agree.
 func (s *Sim) agreedLeader() (election.NodeID, bool) {
 	var l election.NodeID
-	for _, n := range s.nodes {
+	for i := range s.nodes {
+		n := &s.nodes[i]
 		if !n.up || n.paused {
 			continue
 		}

@@ -19,14 +19,15 @@ func (s *Sim) release(n *node) {
 	if r, ok := n.m.(election.Releaser); ok {
 		r.Release()
 	}
-	n.m, n.crasher = nil, nil
+	n.m, n.crasher = nil, false
 }
 
 // Close releases every node's machine (election.Releaser): a program's
 // processes go back to its pool. The simulator runs nothing after it,
 // until a Reset builds new machines. It is idempotent.
 func (s *Sim) Close() {
-	for _, n := range s.nodes {
+	for i := range s.nodes {
+		n := &s.nodes[i]
 		n.up, n.paused = false, false // nothing steps a released machine
 		s.release(n)
 	}
@@ -38,10 +39,11 @@ func (s *Sim) Close() {
 // is written: the history gets the node's stop record, whose reason is
 // the failure, and Crashes lists it.
 func (s *Sim) checkCrashed(n *node) {
-	if n.crasher == nil {
+	c, ok := n.m.(election.Crasher)
+	if !ok {
 		return
 	}
-	err := n.crasher.Crashed()
+	err := c.Crashed()
 	if err == nil {
 		return
 	}

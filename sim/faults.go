@@ -119,11 +119,11 @@ func (s *Sim) Heal() error { return s.Apply(chaos.Fault{Op: chaos.Heal}, "all") 
 func (s *Sim) lookup(ids []election.NodeID) ([]*node, error) {
 	out := make([]*node, 0, len(ids))
 	for _, id := range ids {
-		i, ok := s.index[id]
+		i, ok := s.lookupIndex(id)
 		if !ok {
 			return nil, fmt.Errorf("node %d is not a member (members: %s)", id, idsString(s.opts.Members))
 		}
-		out = append(out, s.nodes[i])
+		out = append(out, &s.nodes[i])
 	}
 	return out, nil
 }
@@ -192,19 +192,24 @@ func (s *Sim) reconcileNetwork(f chaos.Fault) {
 	}
 	s.hintCut(newlyCut)
 	delayed, jamming := false, false
-	for _, n := range s.nodes {
-		loss, _ := s.state.NetOf(chaos.Loss, n.id)
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		loss, lossy := s.state.NetOf(chaos.Loss, n.id)
 		d, ok := s.state.NetOf(chaos.Delay, n.id)
-		n.loss = chaos.LossPercent.Num(loss)
-		n.delay, n.jitter = chaos.DelayMS.Dur(d), chaos.DelayJitter.Dur(d)
+		if n.x != nil || lossy || ok {
+			x := n.ext()
+			x.loss = chaos.LossPercent.Num(loss)
+			x.delay, x.jitter = chaos.DelayMS.Dur(d), chaos.DelayJitter.Dur(d)
+		}
 		delayed = delayed || ok
 		_, n.jammed = s.state.NetOf(chaos.Jam, n.id)
 		jamming = jamming || n.jammed
 	}
 	if s.jamming {
-		for _, n := range s.nodes {
+		for i := range s.nodes {
+			n := &s.nodes[i]
 			s.releaseJam(n)
-			jamming = jamming || len(n.jam) > 0
+			jamming = jamming || n.x != nil && len(n.x.jam) > 0
 		}
 	}
 	s.jamming = jamming
@@ -218,23 +223,25 @@ func (s *Sim) reconcileNetwork(f chaos.Fault) {
 // does in containers (chaos.Jam). Past chaos.JamHeld held messages it is
 // lost instead.
 func (s *Sim) holdJammed(n *node, e *event) {
-	if len(n.jam) >= chaos.JamHeld {
-		s.counts.Lost++
+	x := n.ext()
+	if len(x.jam) >= chaos.JamHeld {
+		s.lose(e)
 		return
 	}
 	e.arrived = true // on the wire no more: in n's hands
-	n.jam = append(n.jam, *e)
+	x.jam = append(x.jam, *e)
 }
 
 // releaseJam delivers what n holds on links no longer jammed, now, in the
 // order it arrived: a burst at the heal, each recorded as received when it
 // is delivered (a paused n holds them on, as anything arriving then).
 func (s *Sim) releaseJam(n *node) {
-	if len(n.jam) == 0 {
+	if n.x == nil || len(n.x.jam) == 0 {
 		return
 	}
-	kept := n.jam[:0]
-	for _, e := range n.jam {
+	x := n.x
+	kept := x.jam[:0]
+	for _, e := range x.jam {
 		if n.jammed || s.nodes[e.from].jammed {
 			kept = append(kept, e)
 			continue
@@ -242,8 +249,7 @@ func (s *Sim) releaseJam(n *node) {
 		e.at = s.now
 		s.schedule(e)
 	}
-	clear(n.jam[len(kept):])
-	n.jam = kept
+	x.jam = kept
 }
 
 // reconcileClock brings n's clock to the world model's skew: a rate
@@ -255,25 +261,26 @@ func (s *Sim) reconcileClock(n *node) {
 	if !n.skewed && want.Rate == 1 && want.Jumped == 0 {
 		return
 	}
+	x := n.ext()
 	if !n.skewed {
-		n.clk, n.skewed, n.jumped = clock.New(), true, 0
+		x.clk, n.skewed, x.jumped = clock.New(), true, 0
 	}
-	if n.clk.Rate() == want.Rate && n.jumped == want.Jumped {
+	if x.clk.Rate() == want.Rate && x.jumped == want.Jumped {
 		return
 	}
-	if n.clk.Rate() != want.Rate {
-		n.clk.SetRate(s.now, want.Rate)
+	if x.clk.Rate() != want.Rate {
+		x.clk.SetRate(s.now, want.Rate)
 	}
-	if d := want.Jumped - n.jumped; d != 0 {
-		n.clk.Jump(s.now, d)
-		n.jumped = want.Jumped
+	if d := want.Jumped - x.jumped; d != 0 {
+		x.clk.Jump(s.now, d)
+		x.jumped = want.Jumped
 	}
 	for i := range n.timers {
 		t := &n.timers[i]
 		if t.gen == 0 {
 			continue
 		}
-		s.armTimer(n, t.name, s.now+n.clk.Until(s.now, t.local), t.local)
+		s.armTimer(n, t.name, s.now+x.clk.Until(s.now, t.local), t.local)
 	}
 }
 
@@ -281,16 +288,18 @@ func (s *Sim) reconcileClock(n *node) {
 // before anything scheduled later.
 func (s *Sim) resume(n *node) {
 	n.paused = false
-	for _, e := range n.held {
-		e.at = s.now
-		if e.kind == evTimer {
-			if t := n.timers.find(e.timerName()); t != nil && t.queued == e.gen {
-				t.queuedAt = e.at // its event is due now
+	if x := n.x; x != nil {
+		for _, e := range x.held {
+			e.at = s.now
+			if e.kind == evTimer {
+				if t := n.timers.queuedFor(e.gen); t != nil {
+					t.queuedAt = e.at // its event is due now
+				}
 			}
+			s.schedule(e)
 		}
-		s.schedule(e)
+		x.held = emptied(x.held)
 	}
-	n.held = emptied(n.held)
 	s.hintThawed(n)
 }
 
@@ -300,31 +309,38 @@ func (s *Sim) down(n *node) {
 	n.up, n.paused = false, false
 	s.release(n)
 	n.timers = nil
-	n.held = emptied(n.held)
-	// What a jam held for it went with the process.
-	s.counts.Lost += len(n.jam)
-	n.jam = emptied(n.jam)
+	if x := n.x; x != nil {
+		for i := range x.held {
+			s.dropRefs(&x.held[i])
+		}
+		x.held = emptied(x.held)
+		// What a jam held for it went with the process.
+		for i := range x.jam {
+			s.lose(&x.jam[i])
+		}
+		x.jam = emptied(x.jam)
+	}
 }
 
 // Up reports whether id runs (paused or not).
 func (s *Sim) Up(id election.NodeID) bool {
-	i, ok := s.index[id]
+	i, ok := s.lookupIndex(id)
 	return ok && s.nodes[i].up
 }
 
 // Paused reports whether id is paused.
 func (s *Sim) Paused(id election.NodeID) bool {
-	i, ok := s.index[id]
+	i, ok := s.lookupIndex(id)
 	return ok && s.nodes[i].paused
 }
 
 // Durable is what id last persisted.
 func (s *Sim) Durable(id election.NodeID) election.Durable {
-	i, ok := s.index[id]
+	i, ok := s.lookupIndex(id)
 	if !ok {
 		return election.Durable{}
 	}
-	return s.nodes[i].durable
+	return s.nodes[i].durable()
 }
 
 // Cuts lists the currently cut directed links, sorted.

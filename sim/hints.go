@@ -82,7 +82,8 @@ func (s *Sim) hintPeersOf(gone *node, cause hintCause, gen uint64, d Dist) {
 		return
 	}
 	gi, _ := s.lookupIndex(gone.id)
-	for i, n := range s.nodes {
+	for i := range s.nodes {
+		n := &s.nodes[i]
 		if n == gone || !n.up {
 			continue
 		}
@@ -105,8 +106,9 @@ func (s *Sim) hintCrashed(n *node) { s.hintPeersOf(n, hintCrash, 0, s.hints().Cr
 
 // hintPaused: a paused node stops answering its routes' pings.
 func (s *Sim) hintPaused(n *node) {
-	n.pauses++
-	s.hintPeersOf(n, hintPause, n.pauses, s.hints().Silence)
+	x := n.ext()
+	x.pauses++
+	s.hintPeersOf(n, hintPause, x.pauses, s.hints().Silence)
 }
 
 // hintCut: pairs newly cut in both directions close their route at both
@@ -191,10 +193,10 @@ func (ls *linkSet) add(l [2]election.NodeID) {
 
 // hintDue reports whether a hint event still stands for something true.
 func (s *Sim) hintDue(e event) bool {
-	peer := s.nodes[e.from]
+	peer := &s.nodes[e.from]
 	switch e.hint {
 	case hintPause:
-		return peer.paused && peer.pauses == e.gen
+		return peer.paused && peer.x != nil && peer.x.pauses == e.gen
 	case hintCut:
 		if !peer.up {
 			// It died behind the cut: its route can only time out,
@@ -212,8 +214,8 @@ func (s *Sim) hintDue(e event) bool {
 // end that still runs gives up and closes the socket.
 func (s *Sim) hintDelivered(e event) {
 	if e.hint == hintPause {
-		peer := s.nodes[e.from]
-		peer.routesLost = append(peer.routesLost, e.node)
+		x := s.nodes[e.from].ext()
+		x.routesLost = append(x.routesLost, e.node)
 	}
 }
 
@@ -223,8 +225,10 @@ func (s *Sim) hintDelivered(e event) {
 // unpause, inside the Crash range, so Crash is the delay. A pause shorter
 // than the ping timeout closed nothing and gives nothing.
 func (s *Sim) hintThawed(n *node) {
-	lost := n.routesLost
-	n.routesLost = nil
+	var lost []int32
+	if n.x != nil {
+		lost, n.x.routesLost = n.x.routesLost, nil
+	}
 	if s.opts.Hints.Off {
 		return
 	}

@@ -16,13 +16,19 @@ const (
 
 // event is one thing that will happen at a virtual instant. Events are kept
 // by value in the heap so that a run of a hundred thousand messages does not
-// allocate one object per message.
+// allocate one object per message, and they are kept small (80 bytes): a
+// million-node ring has a million of them in flight at once, and the queue
+// copies one on every push.
 type event struct {
 	at  time.Duration
 	seq uint64 // tie-break: events at the same instant run in the order they were scheduled
 	// node is the index of the recipient (deliver) or the timer's owner.
 	node int32
 	from int32
+	// boot and gen identify the timer incarnation; a stale one is ignored.
+	// A timer event names its timer by gen alone (armed.queuedAt): the
+	// node's armed list has the name.
+	boot uint32
 	kind eventKind
 	// arrived marks a message that already crossed the network and was
 	// held by a paused node; on resume it is delivered whatever the links
@@ -33,18 +39,29 @@ type event struct {
 	counted bool
 	// hint is what a hint event stands for (hints.go).
 	hint hintCause
-	// boot and gen identify the timer incarnation; a stale one is ignored.
-	boot uint32
 	gen  uint64
-	// msg is the message of a delivery. A timer event carries its
-	// timer's name in msg.Type instead (timerName): an event is one or
-	// the other, and one string fewer keeps the event, which the queue
-	// copies on every push and pop, small.
-	msg election.Message
+	// msg is the message of a delivery, without what the event already
+	// says (its sender and recipient) or keeps elsewhere (its type's name
+	// and its reference fields): Sim.message rebuilds it.
+	msg packedMsg
 }
 
-// timerName is the name of a timer event's timer.
-func (e *event) timerName() string { return e.msg.Type }
+// packedMsg is an election.Message on the queue. From and To are the
+// event's from and node; Type is an index into Sim.names; Members and
+// Payload, which few messages carry, sit out of line in Sim.refs.
+type packedMsg struct {
+	epoch     uint64
+	seq       uint64
+	candidate election.NodeID
+	phase     int32
+	hop       int32
+	typ       uint16
+	dir       election.Dir
+	reply     bool
+	// refs is the index + 1 of the message's Members and Payload in
+	// Sim.refs; 0: it has neither.
+	refs int32
+}
 
 // eventQueue orders events by (at, seq). Most events are messages
 // scheduled a constant delay ahead: their times never go down, so they
@@ -101,8 +118,8 @@ func (q *eventQueue) push(e event) { *q.place(e.at, e.seq) = e }
 // placeLane makes room for a message event due at at with seq seq, where
 // pushLane would put it, and returns it zeroed but for at and seq, for the
 // caller to fill in before the next push or pop. A message is built in its
-// place rather than built, passed and copied in: an event is 168 bytes,
-// and the explorer queues some 700 messages a schedule.
+// place rather than built, passed and copied in: the explorer queues some
+// 700 messages a schedule.
 func (q *eventQueue) placeLane(at time.Duration, seq uint64) *event {
 	if q.head == len(q.lane) || q.lane[len(q.lane)-1].at <= at {
 		if q.head == len(q.lane) {
@@ -110,7 +127,6 @@ func (q *eventQueue) placeLane(at time.Duration, seq uint64) *event {
 		} else if q.head >= 4096 && q.head*2 >= len(q.lane) {
 			// Move the live part down rather than grow for ever.
 			n := copy(q.lane, q.lane[q.head:])
-			clear(q.lane[n:])
 			q.lane, q.head = q.lane[:n], 0
 		}
 		q.lane = append(q.lane, event{at: at, seq: seq})
@@ -166,10 +182,8 @@ func (q *eventQueue) popDue(end time.Duration) *event {
 }
 
 // pop removes the earliest event and returns it in place, without a copy
-// (an event is 168 bytes, and popping was a tenth of the explorer's time):
-// the pointer is valid until the next push, which may reuse its slot. The
-// slot is not cleared; its message's Members are released when the slot is
-// reused or the queue reset.
+// (popping was a tenth of the explorer's time):
+// the pointer is valid until the next push, which may reuse its slot.
 func (q *eventQueue) pop() *event {
 	if q.head < len(q.lane) {
 		l := &q.lane[q.head]
@@ -214,9 +228,7 @@ func (q *eventQueue) popHeap() *event {
 // reset empties the queue and keeps its memory.
 func (q *eventQueue) reset() {
 	q.heap = q.heap[:0]
-	clear(q.slab) // drop the messages' Members and the timers' names
 	q.slab = q.slab[:0]
 	q.free = q.free[:0]
-	clear(q.lane)
 	q.lane, q.head = q.lane[:0], 0
 }

@@ -81,34 +81,58 @@ type Counts struct {
 // Total is every message sent.
 func (c Counts) Total() int { return c.Election + c.Announce + c.Maintenance }
 
+// node is one member's process. The simulator keeps its nodes by value in
+// one slice, and only what every message or timer of a run touches is
+// here; what faults, pauses, persists and history records need sits out of
+// line in nodeExt. A million-node ring walks its nodes a message each, and
+// every byte here is a byte of each cache line it loads.
 type node struct {
 	id  election.NodeID
-	idx int32 // index in Sim.nodes
 	m   election.Machine
-	// crasher is m when it can fail by itself (external.go), else nil:
-	// asked once per boot rather than once per step.
-	crasher election.Crasher
-	up      bool
-	paused  bool
-	boot    uint32
-	bootID  string
+	idx int32 // index in Sim.nodes
+	// boot counts the node's boots; a timer or hint of an earlier boot
+	// is stale.
+	boot   uint32
+	up     bool
+	paused bool
+	// skewed: a clock fault skewed the node's clock (x.clk).
+	skewed bool
+	// jammed: a jam is in force on this node (chaos.Jam): what it sends
+	// and what is sent to it is held where it arrives (x.jam).
+	jammed bool
+	// crasher: m can fail by itself (external.go), asked once per boot
+	// rather than once per step.
+	crasher bool
 	seq     uint64
+	timers  armed // armed timers and their generations
+	// rnd is every boot's Config.Rand, over pcg reseeded for the boot
+	// (build): the stream election.Seed.Rand would give, without two
+	// allocations per boot. A boot's machine is dropped before the next
+	// boot's draws.
+	pcg rand.PCG
+	rnd *rand.Rand
+	// x is the rest, made when first needed (ext): a fault-free run
+	// without a history never needs it.
+	x *nodeExt
+}
+
+// nodeExt is the part of a node that a fault-free run without a history
+// does not touch.
+type nodeExt struct {
+	// bootID names the boot in history records; made at the first
+	// record of the boot (Sim.bootID).
+	bootID  string
 	durable election.Durable
-	timers  armed   // armed timers and their generations
 	held    []event // what arrived while paused, in order
 	// Per-node network faults (chaos Loss and Delay).
 	loss          float64
 	delay, jitter time.Duration
-	// jammed: a jam is in force on this node (chaos.Jam): what it sends
-	// and what is sent to it is held where it arrives. jam is what this
-	// node holds as receiver, in arrival order, until its link is no
-	// longer jammed (faults.go, releaseJam).
-	jammed bool
-	jam    []event
+	// jam is what this node holds as receiver, in arrival order, until
+	// its link is no longer jammed (faults.go, releaseJam).
+	jam []event
 	// clk is the node's clock when a clock fault skewed it (skewed);
 	// jumped is the sum of the jumps it took, to follow the world model.
 	clk    clock.Clock
-	skewed bool
 	jumped time.Duration
 	// pauses counts this node's pauses, so a hint about one pause is
 	// not delivered during the next.
@@ -116,12 +140,22 @@ type node struct {
 	// routesLost lists the peers (indices) whose routes to this node timed
 	// out while it was paused: it hears of each when it thaws (hints.go).
 	routesLost []int32
-	// rnd is every boot's Config.Rand, over pcg reseeded for the boot
-	// (build): the stream election.Seed.Rand would give, without two
-	// allocations per boot. A boot's machine is dropped before the next
-	// boot's draws.
-	pcg rand.PCG
-	rnd *rand.Rand
+}
+
+// ext is n's out-of-line part, made on first use.
+func (n *node) ext() *nodeExt {
+	if n.x == nil {
+		n.x = &nodeExt{}
+	}
+	return n.x
+}
+
+// heldLen is how many events n holds while paused.
+func (n *node) heldLen() int {
+	if n.x == nil {
+		return 0
+	}
+	return len(n.x.held)
 }
 
 // armed lists a node's timers by name: the armed ones, and disarmed ones
@@ -152,6 +186,18 @@ type armedTimer struct {
 func (a armed) find(name string) *armedTimer {
 	for i := range a {
 		if a[i].name == name {
+			return &a[i]
+		}
+	}
+	return nil
+}
+
+// queuedFor is the timer whose queued event has generation gen, or nil:
+// a timer event names its timer so (generations are never reused), which
+// spares every queued event a string.
+func (a armed) queuedFor(gen uint64) *armedTimer {
+	for i := range a {
+		if a[i].queued == gen {
 			return &a[i]
 		}
 	}
@@ -198,19 +244,22 @@ type Sim struct {
 	seq   uint64
 	gen   uint64
 
-	nodes []*node
+	nodes []node
 	ring  *election.Membership
 	// effects is the buffer every machine's Step returns its effects in:
 	// step is done with them before it steps any machine again.
 	effects election.EffectBuffer
-	index   map[election.NodeID]int32
-	// dense maps an ID to its node index when IDs are small (the usual
-	// 1..n), sparing a map lookup per message; -1 marks a non-member.
-	dense []int32
 	// types counts messages by type; a handful of types, so a slice
 	// searched by string beats hashing every message's type into a map.
 	types []typeStat
-	net   *rand.Rand
+	// names are the message types seen, in the order first seen: a queued
+	// message holds its type as an index here (packedMsg.typ).
+	names []string
+	// refs holds the Members and Payload of queued messages that carry
+	// either (packedMsg.refs), refsFree the unused entries.
+	refs     []msgRefs
+	refsFree []int32
+	net      *rand.Rand
 	// netSrc is net's source, kept so that Reset can reseed it.
 	netSrc *rand.PCG
 	// linkLast is the latest arrival scheduled on each directed link
@@ -282,7 +331,6 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 		opts:      opts,
 		timing:    opts.Timing.WithDefaults(),
 		sink:      sink,
-		index:     make(map[election.NodeID]int32, len(opts.Members)),
 		netSrc:    rand.NewPCG(uint64(opts.Seed), netStream),
 		linkLast:  map[uint64]time.Duration{},
 		cuts:      map[[2]election.NodeID]bool{},
@@ -305,29 +353,18 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 	if err := probe.Validate(); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	s.nodes = make([]*node, len(opts.Members))
+	s.nodes = make([]node, len(opts.Members))
 	if len(opts.Members) <= 64 {
 		s.linkLastDense = make([]time.Duration, len(opts.Members)*len(opts.Members))
 		s.cutDense = make([]bool, len(opts.Members)*len(opts.Members))
 	}
-	maxID := slices.Max(opts.Members)
-	if int(maxID) <= 4*len(opts.Members)+64 {
-		s.dense = make([]int32, maxID+1)
-		for i := range s.dense {
-			s.dense[i] = -1
-		}
-	}
 	for i, id := range opts.Members {
-		s.index[id] = int32(i)
-		if s.dense != nil {
-			s.dense[id] = int32(i)
-		}
-		s.nodes[i] = &node{id: id, idx: int32(i)}
+		s.nodes[i] = node{id: id, idx: int32(i)}
 	}
 	// Machines are built now, not in Start, so that Start measures the
 	// election alone (building 10,000 machines is the algorithm's cost).
-	for _, n := range s.nodes {
-		if err := s.build(n); err != nil {
+	for i := range s.nodes {
+		if err := s.build(&s.nodes[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -363,9 +400,16 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	s.overCap = false
 	s.inflight, s.lastActivity = 0, 0
 	s.crashes = nil
-	for _, n := range s.nodes {
+	clear(s.refs)
+	s.refs, s.refsFree = s.refs[:0], s.refsFree[:0]
+	for i := range s.nodes {
+		n := &s.nodes[i]
 		s.release(n) // before its machine is forgotten
-		*n = node{id: n.id, idx: n.idx, timers: n.timers[:0], held: emptied(n.held), rnd: n.rnd}
+		x := n.x
+		if x != nil {
+			*x = nodeExt{held: emptied(x.held)}
+		}
+		*n = node{id: n.id, idx: n.idx, timers: n.timers[:0], rnd: n.rnd, x: x}
 		if err := s.build(n); err != nil {
 			return err
 		}
@@ -376,10 +420,7 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 // emptied is held with nothing in it and its room kept: a node that is
 // paused again, in the next schedule of an exploration as often as not,
 // holds its events without growing a new list.
-func emptied(held []event) []event {
-	clear(held) // drop the messages' Members and the timers' names
-	return held[:0]
-}
+func emptied(held []event) []event { return held[:0] }
 
 // Algorithm is the algorithm the cluster runs.
 func (s *Sim) Algorithm() election.Algorithm { return s.alg }
@@ -418,7 +459,7 @@ func (s *Sim) build(n *node) error {
 		Timing:     s.timing,
 		Rand:       n.rnd, // seed.Rand()'s stream
 		Seed:       seed,
-		Durable:    n.durable,
+		Durable:    n.durable(),
 		Replay:     true,
 		FaultFree:  s.opts.FaultFree,
 		Effects:    &s.effects,
@@ -428,14 +469,34 @@ func (s *Sim) build(n *node) error {
 		return fmt.Errorf("sim: node %d: %w", n.id, err)
 	}
 	n.m = m
-	n.crasher, _ = m.(election.Crasher)
-	n.bootID = "sim-" + strconv.Itoa(int(n.id)) + "-" + strconv.Itoa(int(n.boot))
+	_, n.crasher = m.(election.Crasher)
 	n.seq = 0
 	n.timers = n.timers[:0]
-	n.held = emptied(n.held)
-	n.routesLost = nil            // a new process has no stale routes
-	n.skewed, n.jumped = false, 0 // nor a clock that took jumps
+	n.skewed = false // a new process has no clock that took jumps
+	if x := n.x; x != nil {
+		x.bootID = ""
+		x.held = emptied(x.held)
+		x.routesLost = nil // nor stale routes
+		x.jumped = 0
+	}
 	return nil
+}
+
+// durable is what n last persisted.
+func (n *node) durable() election.Durable {
+	if n.x == nil {
+		return election.Durable{}
+	}
+	return n.x.durable
+}
+
+// bootID names n's boot in history records, made at its first record.
+func (n *node) bootID() string {
+	x := n.ext()
+	if x.bootID == "" {
+		x.bootID = "sim-" + strconv.Itoa(int(n.id)) + "-" + strconv.Itoa(int(n.boot))
+	}
+	return x.bootID
 }
 
 // Start boots every member at the current virtual time, in ring order. No
@@ -446,12 +507,12 @@ func (s *Sim) Start() {
 		return
 	}
 	s.started = true
-	for _, n := range s.nodes {
-		s.state.Up[n.id] = true
+	for i := range s.nodes {
+		s.state.Up[s.nodes[i].id] = true
 	}
 	s.stateChanged = true
-	for _, n := range s.nodes {
-		s.boot(n)
+	for i := range s.nodes {
+		s.boot(&s.nodes[i])
 	}
 }
 
@@ -588,18 +649,18 @@ func (s *Sim) schedule(e event) {
 // it is copied out before step can push (and so reuse e's slot).
 func (s *Sim) process(e *event) {
 	s.now = e.at
-	n := s.nodes[e.node]
+	n := &s.nodes[e.node]
 	switch e.kind {
 	case evDeliver:
 		if e.counted && !e.arrived {
 			s.inflight--
 		}
 		if !n.up {
-			s.counts.Lost++
+			s.lose(e)
 			return
 		}
 		if !e.arrived && s.isCut(e.from, e.node) {
-			s.counts.Lost++
+			s.lose(e)
 			return
 		}
 		if s.jamming && !e.arrived && (n.jammed || s.nodes[e.from].jammed) {
@@ -608,23 +669,27 @@ func (s *Sim) process(e *event) {
 		}
 		if n.paused {
 			e.arrived = true
-			n.held = append(n.held, *e)
+			x := n.ext()
+			x.held = append(x.held, *e)
 			return
 		}
 		s.counts.Delivered++
+		m := s.message(e)
+		s.dropRefs(e)
 		if s.sink != nil && !s.opts.OmitMessages {
 			r := s.nodeRecord(n, history.KindRecv)
-			m := e.msg.Clone()
-			r.Msg = &m
+			c := m.Clone()
+			r.Msg = &c
 			s.emit(r)
 		}
-		s.step(n, election.Event{Kind: election.EventReceive, Msg: e.msg})
+		s.step(n, election.Event{Kind: election.EventReceive, Msg: m})
 	case evHint:
 		if !n.up || n.boot != e.boot || !s.hintDue(*e) {
 			return // its receiver restarted, or what it stood for is over
 		}
 		if n.paused {
-			n.held = append(n.held, *e)
+			x := n.ext()
+			x.held = append(x.held, *e)
 			return
 		}
 		s.hintDelivered(*e)
@@ -633,8 +698,8 @@ func (s *Sim) process(e *event) {
 		if !n.up || n.boot != e.boot {
 			return // its node died
 		}
-		t := n.timers.find(e.timerName())
-		if t == nil || t.queued != e.gen {
+		t := n.timers.queuedFor(e.gen)
+		if t == nil {
 			return // an event that a re-arm earlier than it replaced
 		}
 		if t.gen != e.gen {
@@ -642,12 +707,68 @@ func (s *Sim) process(e *event) {
 			return
 		}
 		if n.paused {
-			n.held = append(n.held, *e)
+			x := n.ext()
+			x.held = append(x.held, *e)
 			return
 		}
-		n.timers.remove(e.timerName())
-		s.step(n, election.Event{Kind: election.EventTimer, Timer: e.timerName()})
+		name := t.name
+		n.timers.remove(name)
+		s.step(n, election.Event{Kind: election.EventTimer, Timer: name})
 	}
+}
+
+// lose counts e, a message, as lost.
+func (s *Sim) lose(e *event) {
+	s.counts.Lost++
+	s.dropRefs(e)
+}
+
+// msgRefs are a queued message's reference fields (packedMsg.refs).
+type msgRefs struct {
+	members []election.NodeID
+	payload []byte
+}
+
+// pack is m as queued, its type's name being names[typ].
+func (s *Sim) pack(m *election.Message, typ uint16) packedMsg {
+	p := packedMsg{epoch: m.Epoch, seq: m.Seq, candidate: m.Candidate, phase: m.Phase, hop: m.Hop, typ: typ, dir: m.Dir, reply: m.Reply}
+	if m.Members != nil || m.Payload != nil {
+		r := msgRefs{members: m.Members, payload: m.Payload}
+		if k := len(s.refsFree); k > 0 {
+			p.refs = s.refsFree[k-1] + 1
+			s.refsFree = s.refsFree[:k-1]
+			s.refs[p.refs-1] = r
+		} else {
+			s.refs = append(s.refs, r)
+			p.refs = int32(len(s.refs))
+		}
+	}
+	return p
+}
+
+// message is the message e delivers, as it was sent.
+func (s *Sim) message(e *event) election.Message {
+	p := &e.msg
+	m := election.Message{
+		Type: s.names[p.typ], From: s.nodes[e.from].id, To: s.nodes[e.node].id,
+		Epoch: p.epoch, Candidate: p.candidate, Seq: p.seq, Phase: p.phase, Hop: p.hop, Dir: p.dir, Reply: p.reply,
+	}
+	if p.refs != 0 {
+		r := &s.refs[p.refs-1]
+		m.Members, m.Payload = r.members, r.payload
+	}
+	return m
+}
+
+// dropRefs frees e's entry in refs, if it has one: its message was
+// delivered or lost.
+func (s *Sim) dropRefs(e *event) {
+	if e.kind != evDeliver || e.msg.refs == 0 {
+		return
+	}
+	s.refs[e.msg.refs-1] = msgRefs{}
+	s.refsFree = append(s.refsFree, e.msg.refs-1)
+	e.msg.refs = 0
 }
 
 // armTimer (re)arms n's timer name to fire at at. When the timer's event
@@ -677,14 +798,15 @@ func (s *Sim) armTimer(n *node, name string, at, local time.Duration) {
 // which a clock fault skewed: after d/rate of virtual time, its deadline
 // being on the node's clock.
 func (s *Sim) setSkewedTimer(n *node, name string, d time.Duration) {
-	local := n.clk.Read(s.now) + d
-	s.armTimer(n, name, s.now+n.clk.Until(s.now, local), local)
+	clk := &n.x.clk
+	local := clk.Read(s.now) + d
+	s.armTimer(n, name, s.now+clk.Until(s.now, local), local)
 }
 
 // queueTimer queues the event of n's timer t, due at t.at.
 func (s *Sim) queueTimer(n *node, t *armedTimer) {
 	e := s.queue.place(t.at, t.seq)
-	e.kind, e.node, e.boot, e.gen, e.msg.Type = evTimer, n.idx, n.boot, t.gen, t.name
+	e.kind, e.node, e.boot, e.gen = evTimer, n.idx, n.boot, t.gen
 }
 
 // timerMoved handles a timer's queued event that came up after the timer
@@ -709,23 +831,25 @@ const (
 
 type typeStat struct {
 	name  string
+	id    uint16 // index in Sim.names
 	class msgClass
 	count int
 }
 
-// countType counts one message of type t and returns its class.
-func (s *Sim) countType(t string) msgClass {
+// countType counts one message of type t and returns its class and its
+// index in names.
+func (s *Sim) countType(t string) (msgClass, uint16) {
 	for i := range s.types {
 		if st := &s.types[i]; st.name == t {
 			st.count++
-			c := st.class
+			c, id := st.class, st.id
 			// The most sent types move to the front, so the scan
 			// mostly ends at the first or second entry (heartbeats and
 			// their acks, once a leader is up).
 			if i > 0 && st.count > s.types[i-1].count {
 				s.types[i], s.types[i-1] = s.types[i-1], s.types[i]
 			}
-			return c
+			return c, id
 		}
 	}
 	c := classMaintenance
@@ -735,20 +859,35 @@ func (s *Sim) countType(t string) msgClass {
 	case s.alg.IsAnnounce(t):
 		c = classAnnounce
 	}
-	s.types = append(s.types, typeStat{name: t, class: c, count: 1})
-	return c
+	id := uint16(len(s.names))
+	if int(id) != len(s.names) {
+		panic("sim: more than 65,535 message types")
+	}
+	s.names = append(s.names, t)
+	s.types = append(s.types, typeStat{name: t, id: id, class: c, count: 1})
+	return c, id
 }
 
 // lookupIndex finds a member's node index.
 func (s *Sim) lookupIndex(id election.NodeID) (int32, bool) {
-	if s.dense != nil {
-		if id < 0 || int(id) >= len(s.dense) || s.dense[id] < 0 {
-			return 0, false
-		}
-		return s.dense[id], true
+	i := s.ring.Index(id)
+	return int32(i), i >= 0
+}
+
+// recipient finds the node index of to, a message's recipient from node
+// index fi. A ring's messages go to a neighbour: its ring position is read
+// next to the sender's, where a message-by-message walk round the ring has
+// just been, rather than in the ID table, where a random ring's next ID
+// is anywhere.
+func (s *Sim) recipient(fi int32, to election.NodeID) (int32, bool) {
+	members := s.opts.Members
+	if next := int(fi) + 1; next < len(members) && members[next] == to {
+		return int32(next), true
 	}
-	i, ok := s.index[id]
-	return i, ok
+	if prev := int(fi) - 1; prev >= 0 && members[prev] == to {
+		return int32(prev), true
+	}
+	return s.lookupIndex(to)
 }
 
 // step feeds one event to n's machine and carries out its effects in order.
@@ -758,7 +897,7 @@ func (s *Sim) lookupIndex(id election.NodeID) (int32, bool) {
 func (s *Sim) step(n *node, ev election.Event) {
 	ev.Now = s.now
 	if n.skewed {
-		ev.Now = n.clk.Read(s.now)
+		ev.Now = n.x.clk.Read(s.now)
 	}
 	effects := n.m.Step(ev)
 	for i := range effects {
@@ -810,10 +949,10 @@ func (s *Sim) step(n *node, ev election.Event) {
 				}
 				continue
 			}
-			n.durable = d.Clone()
+			n.ext().durable = d.Clone()
 		}
 	}
-	if n.crasher != nil { // only a program can fail by itself
+	if n.crasher { // only a program can fail by itself
 		s.checkCrashed(n)
 	}
 }
@@ -827,7 +966,7 @@ func (s *Sim) send(from *node, m *election.Message) {
 		return
 	}
 	m.From = from.id
-	class := s.countType(m.Type)
+	class, typ := s.countType(m.Type)
 	switch class {
 	case classElection:
 		s.counts.Election++
@@ -842,7 +981,7 @@ func (s *Sim) send(from *node, m *election.Message) {
 		r.Msg = &c
 		s.emit(r)
 	}
-	ti, ok := s.lookupIndex(m.To)
+	ti, ok := s.recipient(from.idx, m.To)
 	if !ok {
 		s.counts.Lost++
 		return
@@ -853,8 +992,8 @@ func (s *Sim) send(from *node, m *election.Message) {
 	var to *node
 	p := s.opts.Loss
 	if s.perNode {
-		to = s.nodes[ti]
-		p = max(p, from.loss, to.loss)
+		to = &s.nodes[ti]
+		p = max(p, from.ext().loss, to.ext().loss)
 	}
 	if p > 0 && s.net.Float64() < p {
 		s.counts.Lost++
@@ -890,7 +1029,7 @@ func (s *Sim) send(from *node, m *election.Message) {
 	}
 	s.seq++
 	e := s.queue.placeLane(at, s.seq)
-	e.kind, e.node, e.from, e.counted, e.msg = evDeliver, ti, fi, counted, *m
+	e.kind, e.node, e.from, e.counted, e.msg = evDeliver, ti, fi, counted, s.pack(m, typ)
 }
 
 // isCut reports whether the link from node index fi to ti is cut.
@@ -908,12 +1047,13 @@ func (s *Sim) isCut(fi, ti int32) bool {
 // [delay − jitter, delay + jitter], never below zero — the meaning the
 // container backend's delay reader gives it too (chaos.DelayJitter).
 func (s *Sim) extraDelay(n *node) time.Duration {
-	if n.delay == 0 && n.jitter == 0 {
+	x := n.ext()
+	if x.delay == 0 && x.jitter == 0 {
 		return 0
 	}
-	d := n.delay
-	if n.jitter > 0 {
-		d += time.Duration(s.net.Int64N(2*int64(n.jitter)+1)) - n.jitter
+	d := x.delay
+	if x.jitter > 0 {
+		d += time.Duration(s.net.Int64N(2*int64(x.jitter)+1)) - x.jitter
 	}
 	return max(d, 0)
 }
@@ -933,7 +1073,7 @@ func (s *Sim) keepView(v election.View) *election.View {
 
 func (s *Sim) nodeRecord(n *node, kind history.Kind) history.Record {
 	n.seq++
-	return history.Record{Time: history.SimOrigin.Add(s.now), Process: "node", Kind: kind, Node: n.id, Boot: n.bootID, Seq: n.seq}
+	return history.Record{Time: history.SimOrigin.Add(s.now), Process: "node", Kind: kind, Node: n.id, Boot: n.bootID(), Seq: n.seq}
 }
 
 func (s *Sim) emit(r history.Record) {

@@ -76,11 +76,11 @@ func (s *Sim) Pending() []Pending {
 // pending is e as a Pending, or false for a queued event that will do
 // nothing (a disarmed timer, a hint whose cause is over).
 func (s *Sim) pending(e *event) (Pending, bool) {
-	n := s.nodes[e.node]
+	n := &s.nodes[e.node]
 	p := Pending{At: e.at, Node: n.id, Seq: e.seq}
 	switch e.kind {
 	case evDeliver:
-		p.Kind, p.From, p.Msg = PendingDeliver, s.nodes[e.from].id, e.msg
+		p.Kind, p.From, p.Msg = PendingDeliver, s.nodes[e.from].id, s.message(e)
 		return p, true
 	case evHint:
 		if !n.up || n.boot != e.boot || !s.hintDue(*e) {
@@ -92,12 +92,12 @@ func (s *Sim) pending(e *event) (Pending, bool) {
 		if !n.up || n.boot != e.boot {
 			return p, false
 		}
-		t := n.timers.find(e.timerName())
-		if t == nil || t.queued != e.gen || t.gen == 0 {
+		t := n.timers.queuedFor(e.gen)
+		if t == nil || t.gen == 0 {
 			return p, false
 		}
 		// A re-armed timer's event carries on to the latest deadline.
-		p.Kind, p.Timer, p.At, p.Seq = PendingTimer, e.timerName(), t.at, t.seq
+		p.Kind, p.Timer, p.At, p.Seq = PendingTimer, t.name, t.at, t.seq
 		return p, true
 	}
 	return p, false
@@ -113,19 +113,19 @@ func (s *Sim) Next() (Pending, Outcome, bool) {
 		p, real := s.pending(e)
 		if p.Kind == PendingTimer {
 			// Due now only at the arming the event was queued for.
-			real = real && s.nodes[e.node].timers.find(e.timerName()).gen == e.gen
+			real = real && s.nodes[e.node].timers.queuedFor(e.gen).gen == e.gen
 		}
 		if !real {
 			s.process(e) // stale, or a timer moving on to its deadline
 			continue
 		}
-		n := s.nodes[e.node]
+		n := &s.nodes[e.node]
 		before := s.counts
-		heldBefore := len(n.held)
+		heldBefore := n.heldLen()
 		s.process(e)
 		out := Fired
 		switch {
-		case len(n.held) > heldBefore:
+		case n.heldLen() > heldBefore:
 			out = Held
 		case p.Kind == PendingDeliver && s.counts.Delivered > before.Delivered:
 			out = Delivered
@@ -146,7 +146,7 @@ type Timer struct {
 // Timers lists node id's armed timers, soonest first (none for a node that
 // is down).
 func (s *Sim) Timers(id election.NodeID) []Timer {
-	i, ok := s.index[id]
+	i, ok := s.lookupIndex(id)
 	if !ok || !s.nodes[i].up {
 		return nil
 	}
@@ -200,11 +200,11 @@ func (s *Sim) Inject(id election.NodeID, ev election.Event) error {
 
 // running is node id when its machine can take an event now.
 func (s *Sim) running(id election.NodeID) (*node, error) {
-	i, ok := s.index[id]
+	i, ok := s.lookupIndex(id)
 	if !ok {
 		return nil, fmt.Errorf("sim: node %d is not a member (members: %s)", id, idsString(s.opts.Members))
 	}
-	n := s.nodes[i]
+	n := &s.nodes[i]
 	switch {
 	case !s.started:
 		return nil, fmt.Errorf("sim: the cluster has not started (call Start first)")
