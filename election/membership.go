@@ -3,6 +3,7 @@ package election
 import (
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // Membership is a validated member list with the lookups machines need
@@ -18,7 +19,13 @@ type Membership struct {
 	// dense slice (−1 for a non-member) serves; sparse IDs use the map.
 	dense []int32
 	pos   map[NodeID]int32
+
+	// shared holds what the machines of the cluster share (Shared).
+	mu     sync.Mutex
+	shared []sharedValue
 }
+
+type sharedValue struct{ key, value any }
 
 // NewMembership validates members (non-empty, positive, no repeats) and
 // builds the lookups. It keeps members as given: the caller must not
@@ -95,4 +102,24 @@ func (m *Membership) Rank(id NodeID) int {
 		return -1
 	}
 	return i
+}
+
+// Shared returns the value kept under key for every machine that holds
+// this Membership, calling make for it the first time. A machine keeps
+// there what would otherwise be the same in each of a million copies (a
+// ring core's timing and options): the value must not be modified once
+// shared. key is compared with ==, as a map key is: a caller makes what
+// the value is made from part of its key, so that machines configured
+// differently share nothing.
+func (m *Membership) Shared(key any, make func() any) any {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range m.shared {
+		if s.key == key {
+			return s.value
+		}
+	}
+	v := make()
+	m.shared = append(m.shared, sharedValue{key, v})
+	return v
 }

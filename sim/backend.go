@@ -161,7 +161,7 @@ func (b *Backend) Peek() chaos.State {
 	if b.sim == nil {
 		return chaos.State{}
 	}
-	return b.sim.state
+	return *b.sim.model()
 }
 
 // State is a snapshot of the simulated cluster.

@@ -148,7 +148,7 @@ func (s *Sim) agreedLeader() (election.NodeID, bool) {
 		if !n.up || n.paused {
 			continue
 		}
-		v := s.state.Views[n.id].Leader
+		v := s.views[i].Leader // as state.Views has it, or will
 		if v == election.None || l != election.None && v != l {
 			return election.None, false
 		}

@@ -55,7 +55,7 @@ func (s *Sim) checkCrashed(n *node) {
 	}
 	// In the world model a program's crash is a kill: the one
 	// description of what a kill leaves (chaos.State.Apply).
-	s.state.Apply(chaos.Fault{Op: chaos.Kill, Nodes: []election.NodeID{n.id}}, s.opts.Members)
+	s.model().Apply(chaos.Fault{Op: chaos.Kill, Nodes: []election.NodeID{n.id}}, s.opts.Members)
 	s.stateChanged = true
 	s.down(n)
 	s.hintCrashed(n)

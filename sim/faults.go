@@ -50,7 +50,9 @@ func (w *world) Refuse(f chaos.Fault) error {
 	return nil
 }
 
-func (w *world) LockModel() (*chaos.State, []election.NodeID) { return &w.state, w.opts.Members }
+func (w *world) LockModel() (*chaos.State, []election.NodeID) {
+	return (*Sim)(w).model(), w.opts.Members
+}
 
 func (w *world) UnlockModel(_ chaos.Fault, applied bool) {
 	w.stateChanged = w.stateChanged || applied

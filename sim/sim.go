@@ -292,7 +292,17 @@ type Sim struct {
 	jamming      bool
 	started      bool
 	heals        uint64 // heals so far: a cut's hint is void after one
-	state        chaos.State
+	// state is the world model. Its Views lag behind: a view effect
+	// goes to views, by node index, and reaches state.Views when
+	// something reads the model (model). A million-node election
+	// changes three million views, and a map of a million views was
+	// its largest table but for the machines.
+	state chaos.State
+	// views is each node's latest view; viewDue marks the ones not yet
+	// in state.Views, listed in dueViews.
+	views    []election.View
+	viewDue  []bool
+	dueViews []int32
 	stateChanged bool
 	counts       Counts
 	// inflight counts election and announce messages on the wire;
@@ -301,8 +311,8 @@ type Sim struct {
 	lastActivity time.Duration
 	// crashes lists the machines that failed by themselves (external.go).
 	crashes []Crash
-	// views is the block keepView carves view records' copies from.
-	views []election.View
+	// viewBlock is the block keepView carves view records' copies from.
+	viewBlock []election.View
 }
 
 // New builds a cluster; nothing runs until Start. sink may be nil.
@@ -354,6 +364,8 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
 	s.nodes = make([]node, len(opts.Members))
+	s.views = make([]election.View, len(opts.Members))
+	s.viewDue = make([]bool, len(opts.Members))
 	if len(opts.Members) <= 64 {
 		s.linkLastDense = make([]time.Duration, len(opts.Members)*len(opts.Members))
 		s.cutDense = make([]bool, len(opts.Members)*len(opts.Members))
@@ -393,6 +405,9 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	s.trackFIFO = s.opts.Delay.Kind != DistConstant
 	s.perNode, s.jamming, s.started, s.heals = false, false, false, 0
 	s.state.Clear()
+	clear(s.views)
+	clear(s.viewDue)
+	s.dueViews = s.dueViews[:0]
 	clear(s.cuts)
 	clear(s.cutDense)
 	s.stateChanged = false
@@ -520,6 +535,7 @@ func (s *Sim) Start() {
 // no view until it says so.
 func (s *Sim) boot(n *node) {
 	n.up, n.paused = true, false
+	s.views[n.idx], s.viewDue[n.idx] = election.View{}, false
 	delete(s.state.Views, n.id)
 	if s.sink != nil {
 		s.emit(s.nodeRecord(n, history.KindBoot))
@@ -545,11 +561,32 @@ func (s *Sim) Counts() Counts {
 
 // State is a snapshot of the cluster.
 func (s *Sim) State() chaos.State {
-	return s.state.Clone()
+	return s.model().Clone()
 }
 
 // View is node id's current view (zero if it has none or is unknown).
-func (s *Sim) View(id election.NodeID) election.View { return s.state.Views[id] }
+func (s *Sim) View(id election.NodeID) election.View { return s.model().Views[id] }
+
+// model is the world model with every view in it.
+func (s *Sim) model() *chaos.State {
+	for _, i := range s.dueViews {
+		if s.viewDue[i] {
+			s.viewDue[i] = false
+			s.state.Views[s.nodes[i].id] = s.views[i]
+		}
+	}
+	s.dueViews = s.dueViews[:0]
+	return &s.state
+}
+
+// setView notes n's new view, for state.Views when next read (model).
+func (s *Sim) setView(n *node, v election.View) {
+	s.views[n.idx] = v
+	if !s.viewDue[n.idx] {
+		s.viewDue[n.idx] = true
+		s.dueViews = append(s.dueViews, n.idx)
+	}
+}
 
 // RunFor processes every event up to now+d and leaves the clock at now+d.
 func (s *Sim) RunFor(d time.Duration) {
@@ -566,7 +603,7 @@ func (s *Sim) RunFor(d time.Duration) {
 // whether cond held; the clock stops at the instant it did, or at now+d.
 func (s *Sim) RunUntil(d time.Duration, cond func(chaos.State) bool) bool {
 	end := s.now + d
-	if cond(s.state) {
+	if cond(*s.model()) {
 		return true
 	}
 	s.stateChanged = false
@@ -574,7 +611,7 @@ func (s *Sim) RunUntil(d time.Duration, cond func(chaos.State) bool) bool {
 		s.process(e)
 		if s.stateChanged {
 			s.stateChanged = false
-			if cond(s.state) {
+			if cond(*s.model()) {
 				return true
 			}
 		}
@@ -930,7 +967,7 @@ func (s *Sim) step(n *node, ev election.Event) {
 		case election.EffectView:
 			// Every view effect is recorded, repeats included:
 			// the history is what the machine said.
-			s.state.Views[n.id] = e.View
+			s.setView(n, e.View)
 			s.stateChanged = true
 			s.lastActivity = s.now
 			if s.sink != nil {
@@ -1064,11 +1101,11 @@ func (s *Sim) extraDelay(n *node) time.Duration {
 // records rather than one each (a view record was the simulator's most
 // frequent allocation in the explorer).
 func (s *Sim) keepView(v election.View) *election.View {
-	if len(s.views) == cap(s.views) {
-		s.views = make([]election.View, 0, 64)
+	if len(s.viewBlock) == cap(s.viewBlock) {
+		s.viewBlock = make([]election.View, 0, 64)
 	}
-	s.views = append(s.views, v)
-	return &s.views[len(s.views)-1]
+	s.viewBlock = append(s.viewBlock, v)
+	return &s.viewBlock[len(s.viewBlock)-1]
 }
 
 func (s *Sim) nodeRecord(n *node, kind history.Kind) history.Record {

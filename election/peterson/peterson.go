@@ -76,10 +76,18 @@ type machine struct {
 	ntid         election.NodeID
 	phase        int32
 	step         int32 // 1: waiting for the phase's first message, 2: for its second
+	// x holds what a reordering network or a fault needs, made when
+	// first needed: a fault-free run on FIFO links never does, and a
+	// million nodes each holding two lists add up.
+	x *extra
+}
+
+// extra is the part of a machine that FIFO links without faults never
+// touch.
+type extra struct {
 	// early holds messages of later steps that arrived before this
 	// node got there; FIFO links never need it, a reordering network does.
-	// A short list, not a map: it is almost always empty, and a million
-	// nodes each holding a map add up.
+	// A short list, not a map: it is almost always empty.
 	early []election.Message
 	// relayed guards against a message circling for ever once every
 	// active node it was meant for has been skipped as dead: a relay
@@ -92,6 +100,14 @@ type machine struct {
 	relayedMax key
 }
 
+// ext is m's extra part, made on first use.
+func (m *machine) ext() *extra {
+	if m.x == nil {
+		m.x = &extra{}
+	}
+	return m.x
+}
+
 type relayedValue struct {
 	key
 	candidate election.NodeID
@@ -101,14 +117,20 @@ func keyOf(msg election.Message) key { return key{msg.Phase, msg.Hop} }
 
 // takeEarly removes and returns the early message of step k, if any.
 func (m *machine) takeEarly(k key) (election.Message, bool) {
-	for i, e := range m.early {
+	if m.x == nil {
+		return election.Message{}, false
+	}
+	for i, e := range m.x.early {
 		if keyOf(e) == k {
-			m.early = slices.Delete(m.early, i, i+1)
+			m.x.early = slices.Delete(m.x.early, i, i+1)
 			return e, true
 		}
 	}
 	return election.Message{}, false
 }
+
+// hasEarly reports whether m holds early messages.
+func (m *machine) hasEarly() bool { return m.x != nil && len(m.x.early) > 0 }
 
 // New builds a Peterson node.
 func New(cfg election.Config) (election.Machine, error) {
@@ -131,13 +153,17 @@ func New(cfg election.Config) (election.Machine, error) {
 func (m *machine) Reset() {
 	m.awake, m.active = false, false
 	m.tid, m.ntid, m.phase, m.step = election.None, election.None, 0, 0
-	m.early, m.relayed, m.relayedMax = m.early[:0], m.relayed[:0], key{}
+	if x := m.x; x != nil {
+		x.early, x.relayed, x.relayedMax = x.early[:0], x.relayed[:0], key{}
+	}
 }
 
 func (m *machine) Initiate() {
 	m.awake, m.active = true, true
 	m.tid, m.phase = m.ID(), 0
-	m.early = m.early[:0]
+	if m.x != nil {
+		m.x.early = m.x.early[:0]
+	}
 	m.beginPhase()
 }
 
@@ -171,8 +197,16 @@ func (m *machine) Handle(msg election.Message) {
 	if msg.Phase < m.phase || (msg.Phase == m.phase && msg.Hop < m.step) {
 		return // a step this node has done: a duplicate after a fault
 	}
-	m.takeEarly(keyOf(msg)) // a later copy replaces an earlier one
-	m.early = append(m.early, msg)
+	if k := keyOf(msg); k == (key{m.phase, m.step}) && !m.hasEarly() {
+		// The step this node waits for, and nothing held: what FIFO
+		// links always bring. Taken at once rather than held and
+		// found again.
+		m.advance(msg)
+	} else {
+		m.takeEarly(k) // a later copy replaces an earlier one
+		x := m.ext()
+		x.early = append(x.early, msg)
+	}
 	for m.active && !m.Decided() {
 		next, ok := m.takeEarly(key{m.phase, m.step})
 		if !ok {
@@ -180,12 +214,12 @@ func (m *machine) Handle(msg election.Message) {
 		}
 		m.advance(next)
 	}
-	if !m.active {
+	if !m.active && m.hasEarly() {
 		// Now a relay: pass on what arrived early, in order.
-		early := slices.SortedFunc(slices.Values(m.early), func(a, b election.Message) int {
+		early := slices.SortedFunc(slices.Values(m.x.early), func(a, b election.Message) int {
 			return cmp.Or(cmp.Compare(a.Phase, b.Phase), cmp.Compare(a.Hop, b.Hop))
 		})
-		m.early = m.early[:0]
+		m.x.early = m.x.early[:0]
 		for _, e := range early {
 			m.relay(e)
 		}
@@ -221,12 +255,13 @@ func (m *machine) relay(msg election.Message) {
 		m.Forward(election.Clockwise, election.Message{Type: TypeElection, Candidate: msg.Candidate, Phase: msg.Phase, Hop: msg.Hop})
 		return
 	}
+	x := m.ext()
 	v := relayedValue{keyOf(msg), msg.Candidate}
-	later := v.phase > m.relayedMax.phase || v.phase == m.relayedMax.phase && v.hop > m.relayedMax.hop
+	later := v.phase > x.relayedMax.phase || v.phase == x.relayedMax.phase && v.hop > x.relayedMax.hop
 	if later {
-		m.relayedMax = v.key
+		x.relayedMax = v.key
 	}
-	if !later && slices.Contains(m.relayed, v) {
+	if !later && slices.Contains(x.relayed, v) {
 		// The value has gone round the ring without meeting an active
 		// node: the active nodes it was meant for crashed or were
 		// skipped, and this epoch's election may never finish (a
@@ -237,7 +272,7 @@ func (m *machine) relay(msg election.Message) {
 		}
 		return
 	}
-	m.relayed = append(m.relayed, v)
+	x.relayed = append(x.relayed, v)
 	m.Forward(election.Clockwise, election.Message{Type: TypeElection, Candidate: msg.Candidate, Phase: msg.Phase, Hop: msg.Hop})
 }
 

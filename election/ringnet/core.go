@@ -143,10 +143,12 @@ func fingerprintOf(m election.Message) fingerprint {
 // then touches one object per node and message, not two) and implement
 // Algorithm; the machine's Step and View are the core's.
 type Core struct {
-	cfg  election.Config
-	opts Options
-	alg  Algorithm
-	pos  int // this node's index in cfg.Members
+	// sh is what every core of the cluster holds alike: one copy, not a
+	// million (a core was 416 bytes, 184 of them its own Config).
+	sh  *shared
+	alg Algorithm
+	id  election.NodeID
+	pos int // this node's index in the members
 
 	epoch  uint64
 	leader election.NodeID
@@ -175,6 +177,22 @@ type Core struct {
 	local []election.Message // messages a node sends itself when it is the only live node
 }
 
+// shared is the part of a core's configuration that every node of a
+// cluster has alike, kept once per Membership (election.Membership.Shared).
+type shared struct {
+	sharedKey
+	ring    *election.Membership
+	members []election.NodeID
+}
+
+// sharedKey is what shared is made from.
+type sharedKey struct {
+	timing    election.Timing
+	opts      Options
+	faultFree bool
+	effects   *election.EffectBuffer
+}
+
 // NewCore validates cfg and builds the shared part of a ring machine.
 func NewCore(cfg election.Config, opts Options, alg Algorithm) (*Core, error) {
 	cfg.Timing = cfg.Timing.WithDefaults()
@@ -190,22 +208,25 @@ func NewCore(cfg election.Config, opts Options, alg Algorithm) (*Core, error) {
 	if opts.ElectionTimeout <= 0 {
 		opts.ElectionTimeout = cfg.Timing.Suspicion + time.Duration(max(opts.ElectionHops, 1))*HopTime(cfg.Timing)
 	}
-	return &Core{cfg: cfg, opts: opts, alg: alg, pos: cfg.Index(cfg.ID)}, nil
+	key := sharedKey{timing: cfg.Timing, opts: opts, faultFree: cfg.FaultFree, effects: cfg.Effects}
+	ring := cfg.Membership
+	sh := ring.Shared(key, func() any { return &shared{sharedKey: key, ring: ring, members: ring.Members()} }).(*shared)
+	return &Core{sh: sh, alg: alg, id: cfg.ID, pos: ring.Index(cfg.ID)}, nil
 }
 
-// Config returns the node's configuration (timing with defaults filled in).
-func (c *Core) Config() election.Config { return c.cfg }
+// Membership is the ring's membership, shared by every node.
+func (c *Core) Membership() *election.Membership { return c.sh.ring }
 
 // FaultFree reports whether the runtime promised a run in which nothing
 // fails (election.Config.FaultFree): guards against what only faults can
 // cause may then be skipped.
-func (c *Core) FaultFree() bool { return c.cfg.FaultFree }
+func (c *Core) FaultFree() bool { return c.sh.faultFree }
 
 // ID is this node's ID.
-func (c *Core) ID() election.NodeID { return c.cfg.ID }
+func (c *Core) ID() election.NodeID { return c.id }
 
 // N is the configured ring size.
-func (c *Core) N() int { return len(c.cfg.Members) }
+func (c *Core) N() int { return len(c.sh.members) }
 
 // Epoch is the current epoch.
 func (c *Core) Epoch() uint64 { return c.epoch }
@@ -223,7 +244,7 @@ func (c *Core) View() election.View {
 
 // Step feeds one event to the node.
 func (c *Core) Step(ev election.Event) []election.Effect {
-	c.out = c.cfg.Effects.Begin()
+	c.out = c.sh.effects.Begin()
 	switch ev.Kind {
 	case election.EventStart:
 		c.start()
@@ -245,7 +266,7 @@ func (c *Core) Step(ev election.Event) []election.Effect {
 		c.shown = v
 		c.out = append(c.out, election.Effect{Kind: election.EffectView, View: v})
 	}
-	out := c.cfg.Effects.End(c.out)
+	out := c.sh.effects.End(c.out)
 	c.out = nil
 	return out
 }
@@ -268,7 +289,7 @@ func (c *Core) start() {
 	c.announced, c.coordSeen = false, false
 	c.local = nil
 	c.alg.Reset()
-	c.setTimer(TimerSuspect, c.cfg.Timing.Suspicion)
+	c.setTimer(TimerSuspect, c.sh.timing.Suspicion)
 }
 
 // StartElection moves to the next epoch and initiates an election in it.
@@ -293,9 +314,9 @@ func (c *Core) Challenging() bool { return c.challenging }
 func (c *Core) enter(e uint64) {
 	c.newEpoch(e)
 	c.leader, c.role = election.None, election.Candidate
-	c.setTimer(TimerSuspect, c.opts.ElectionTimeout)
-	if c.opts.Watch && !c.cfg.FaultFree {
-		c.setTimer(TimerWatch, c.cfg.Timing.Answer)
+	c.setTimer(TimerSuspect, c.sh.opts.ElectionTimeout)
+	if c.sh.opts.Watch && !c.sh.faultFree {
+		c.setTimer(TimerWatch, c.sh.timing.Answer)
 	}
 }
 
@@ -320,7 +341,7 @@ func (c *Core) newEpoch(e uint64) {
 
 func (c *Core) receive(m election.Message) {
 	epoch := c.epoch
-	revived := c.opts.Watch && m.From != c.cfg.ID && c.dead[m.From]
+	revived := c.sh.opts.Watch && m.From != c.id && c.dead[m.From]
 	c.deliver(m)
 	if revived && c.epoch == epoch && c.role == election.Candidate {
 		// A node this one skipped as dead is alive: see Options.Watch.
@@ -341,13 +362,13 @@ func (c *Core) deliver(m election.Message) {
 		c.heardFrom(m.From)
 		return
 	}
-	if m.From != c.cfg.ID {
+	if m.From != c.id {
 		c.heardFrom(m.From)
 		if m.Seq != 0 {
 			// Acknowledge every hop, stale ones too: the ACK says "this
 			// node is alive", not "I agree".
 			c.out = append(c.out, election.Effect{Kind: election.EffectSend, Msg: election.Message{
-				Type: TypeAck, From: c.cfg.ID, To: m.From, Epoch: m.Epoch, Seq: m.Seq,
+				Type: TypeAck, From: c.id, To: m.From, Epoch: m.Epoch, Seq: m.Seq,
 			}})
 		}
 	}
@@ -364,10 +385,10 @@ func (c *Core) deliver(m election.Message) {
 	if m.Epoch > c.epoch {
 		c.enter(m.Epoch)
 	}
-	if m.Seq != 0 && m.From != c.cfg.ID && c.duplicate(m) {
+	if m.Seq != 0 && m.From != c.id && c.duplicate(m) {
 		return
 	}
-	if c.opts.Announce != "" && m.Type == c.opts.Announce {
+	if c.sh.opts.Announce != "" && m.Type == c.sh.opts.Announce {
 		c.announcement(m)
 		return
 	}
@@ -377,7 +398,7 @@ func (c *Core) deliver(m election.Message) {
 // heardFrom forgives a node marked dead and notes, for every hop still
 // waiting for its ACK, that it is alive.
 func (c *Core) heardFrom(id election.NodeID) {
-	if c.cfg.FaultFree {
+	if c.sh.faultFree {
 		return // nobody is marked dead, no hop waits, nothing is watched
 	}
 	delete(c.dead, id)
@@ -420,7 +441,7 @@ func (c *Core) duplicate(m election.Message) bool {
 func (c *Core) heartbeat(m election.Message) {
 	l, e := m.From, m.Epoch
 	if e < c.epoch {
-		if c.role == election.Candidate && !c.sent && l > c.cfg.ID {
+		if c.role == election.Candidate && !c.sent && l > c.id {
 			// This node suspected a leader that is alive (it was cut
 			// off, say) and its election has reached nobody yet — the
 			// variable-time ring waits silently for its slot. Nobody
@@ -430,14 +451,14 @@ func (c *Core) heartbeat(m election.Message) {
 		}
 		return
 	}
-	if l < c.cfg.ID {
+	if l < c.id {
 		c.epoch = e
 		c.challenge()
 		return
 	}
 	if l == c.leader && e == c.epoch {
 		if c.role == election.Follower {
-			c.setTimer(TimerSuspect, c.cfg.Timing.Suspicion)
+			c.setTimer(TimerSuspect, c.sh.timing.Suspicion)
 		}
 		return
 	}
@@ -454,7 +475,7 @@ func (c *Core) announcement(m election.Message) {
 	if c.announced || c.coordSeen {
 		return // back at the sender, or seen already: it has gone round once
 	}
-	if m.Candidate < c.cfg.ID {
+	if m.Candidate < c.id {
 		// This node was skipped (a lost acknowledgement made its
 		// predecessor think it dead): the announced leader is not the
 		// highest live ID. Challenge it at once.
@@ -462,8 +483,8 @@ func (c *Core) announcement(m election.Message) {
 		return
 	}
 	c.coordSeen = true
-	fwd := election.Message{Type: c.opts.Announce, Candidate: m.Candidate, Members: m.Members}
-	if m.Hop == announceAhead && m.Candidate != c.cfg.ID {
+	fwd := election.Message{Type: c.sh.opts.Announce, Candidate: m.Candidate, Members: m.Members}
+	if m.Hop == announceAhead && m.Candidate != c.id {
 		c.await(m.Candidate)
 		fwd.Hop = announceAhead
 	} else {
@@ -483,14 +504,14 @@ const announceAhead = 1
 // round the ring once and stops when it is back here.
 func (c *Core) Announce(leader election.NodeID, members []election.NodeID) {
 	c.announced = true
-	m := election.Message{Type: c.opts.Announce, Candidate: leader, Members: members}
-	if leader != c.cfg.ID && c.opts.Announce != "" {
+	m := election.Message{Type: c.sh.opts.Announce, Candidate: leader, Members: members}
+	if leader != c.id && c.sh.opts.Announce != "" {
 		c.await(leader)
 		m.Hop = announceAhead
 	} else {
 		c.Decide(leader)
 	}
-	if c.opts.Announce != "" {
+	if c.sh.opts.Announce != "" {
 		c.Forward(election.Clockwise, m)
 	}
 }
@@ -498,18 +519,18 @@ func (c *Core) Announce(leader election.NodeID, members []election.NodeID) {
 // Decide ends this node's election: it leads if leader is its own ID and
 // follows leader otherwise.
 func (c *Core) Decide(leader election.NodeID) {
-	if leader == c.cfg.ID {
+	if leader == c.id {
 		c.leader, c.role = leader, election.Leader
 		c.cancelTimer(TimerSuspect)
-		if !c.cfg.FaultFree { // nothing fails: no failure detector to feed
-			c.setTimer(TimerHeartbeat, c.cfg.Timing.Heartbeat)
+		if !c.sh.faultFree { // nothing fails: no failure detector to feed
+			c.setTimer(TimerHeartbeat, c.sh.timing.Heartbeat)
 		}
 		return
 	}
 	c.follow(leader)
 }
 
-func (c *Core) follow(l election.NodeID) { c.followFor(l, c.cfg.Timing.Suspicion) }
+func (c *Core) follow(l election.NodeID) { c.followFor(l, c.sh.timing.Suspicion) }
 
 // await follows l, a leader that learns it leads only when the
 // announcement, which this node is passing on, reaches it. Its first
@@ -519,17 +540,17 @@ func (c *Core) follow(l election.NodeID) { c.followFor(l, c.cfg.Timing.Suspicion
 // the leader as it takes office, on every election (Peterson at n ≥ 400
 // with 1 ms hops and default timing).
 func (c *Core) await(l election.NodeID) {
-	c.followFor(l, c.cfg.Timing.Suspicion+time.Duration(c.distance(l))*HopTime(c.cfg.Timing))
+	c.followFor(l, c.sh.timing.Suspicion+time.Duration(c.distance(l))*HopTime(c.sh.timing))
 }
 
 // distance is the number of clockwise ring positions from this node to id
 // (dead or alive), 0 for this node or an unknown ID.
 func (c *Core) distance(id election.NodeID) int {
-	i := c.cfg.Index(id)
+	i := c.sh.ring.Index(id)
 	if i < 0 {
 		return 0
 	}
-	n := len(c.cfg.Members)
+	n := len(c.sh.members)
 	return (i - c.pos + n) % n
 }
 
@@ -538,7 +559,7 @@ func (c *Core) followFor(l election.NodeID, suspicion time.Duration) {
 		c.cancelTimer(TimerHeartbeat)
 	}
 	c.leader, c.role = l, election.Follower
-	if c.cfg.FaultFree {
+	if c.sh.faultFree {
 		c.cancelTimer(TimerSuspect) // nothing fails: nobody to suspect
 		return
 	}
@@ -554,9 +575,9 @@ func (c *Core) timer(name string) {
 	case name == TimerHeartbeat:
 		if c.role == election.Leader {
 			c.out = append(c.out, election.Effect{Kind: election.EffectBroadcast, Msg: election.Message{
-				Type: TypeHeartbeat, From: c.cfg.ID, Epoch: c.epoch, Candidate: c.cfg.ID,
+				Type: TypeHeartbeat, From: c.id, Epoch: c.epoch, Candidate: c.id,
 			}})
-			c.setTimer(TimerHeartbeat, c.cfg.Timing.Heartbeat)
+			c.setTimer(TimerHeartbeat, c.sh.timing.Heartbeat)
 		}
 	case name == TimerWatch:
 		c.watch()
@@ -588,7 +609,7 @@ func (c *Core) timer(name string) {
 			c.pending[seq] = p
 			c.out = append(c.out,
 				election.Effect{Kind: election.EffectSend, Msg: p.msg.Clone()},
-				election.Effect{Kind: election.EffectSetTimer, Timer: name, After: c.cfg.Timing.Answer},
+				election.Effect{Kind: election.EffectSetTimer, Timer: name, After: c.sh.timing.Answer},
 			)
 			return
 		}
@@ -622,7 +643,7 @@ func (c *Core) watch() {
 				dead = append(dead, id)
 			}
 		}
-		slices.SortFunc(dead, func(a, b election.NodeID) int { return c.cfg.Index(a) - c.cfg.Index(b) })
+		slices.SortFunc(dead, func(a, b election.NodeID) int { return c.sh.ring.Index(a) - c.sh.ring.Index(b) })
 		for _, id := range dead {
 			c.ping(id, false)
 		}
@@ -634,41 +655,41 @@ func (c *Core) watch() {
 		}
 	}
 	for _, d := range []election.Dir{election.Clockwise, election.CounterClockwise} {
-		if id := c.NextLive(d); id != c.cfg.ID && c.alive[id] && !c.recent[id] && !watched[id] {
+		if id := c.NextLive(d); id != c.id && c.alive[id] && !c.recent[id] && !watched[id] {
 			watched[id] = true
 			c.ping(id, true)
 		}
 	}
 	clear(c.recent)
-	c.setTimer(TimerWatch, c.cfg.Timing.Answer)
+	c.setTimer(TimerWatch, c.sh.timing.Answer)
 }
 
 // ping sends a PING to id; answered tells whether an unanswered one starts
 // the next epoch.
 func (c *Core) ping(id election.NodeID, answered bool) {
 	c.seq++
-	m := election.Message{Type: TypePing, From: c.cfg.ID, To: id, Epoch: c.epoch, Seq: c.seq}
+	m := election.Message{Type: TypePing, From: c.id, To: id, Epoch: c.epoch, Seq: c.seq}
 	c.out = append(c.out, election.Effect{Kind: election.EffectSend, Msg: m})
 	if answered {
 		c.waitAck(c.seq, hop{to: id, msg: m, ping: true})
-		c.out = append(c.out, election.Effect{Kind: election.EffectSetTimer, Timer: ackName(c.seq), After: c.cfg.Timing.Answer})
+		c.out = append(c.out, election.Effect{Kind: election.EffectSetTimer, Timer: ackName(c.seq), After: c.sh.timing.Answer})
 	}
 }
 
 // NextLive is the first node in direction dir from this one that is not
 // known dead; this node's own ID when every other node is.
 func (c *Core) NextLive(dir election.Dir) election.NodeID {
-	n := len(c.cfg.Members)
+	n := len(c.sh.members)
 	step := 1
 	if dir == election.CounterClockwise {
 		step = n - 1
 	}
 	for i, k := (c.pos+step)%n, 1; k < n; i, k = (i+step)%n, k+1 {
-		if id := c.cfg.Members[i]; !c.dead[id] {
+		if id := c.sh.members[i]; !c.dead[id] {
 			return id
 		}
 	}
-	return c.cfg.ID
+	return c.id
 }
 
 // Skips reports whether this node, sending in direction dir, would pass id
@@ -677,13 +698,13 @@ func (c *Core) Skips(dir election.Dir, id election.NodeID) bool {
 	if !c.dead[id] {
 		return false
 	}
-	n := len(c.cfg.Members)
+	n := len(c.sh.members)
 	step := 1
 	if dir == election.CounterClockwise {
 		step = n - 1
 	}
 	for i, k := (c.pos+step)%n, 1; k < n; i, k = (i+step)%n, k+1 {
-		switch m := c.cfg.Members[i]; {
+		switch m := c.sh.members[i]; {
 		case m == id:
 			return true
 		case !c.dead[m]:
@@ -717,15 +738,15 @@ func (c *Core) Forgive(id election.NodeID) { delete(c.dead, id) }
 // Config.FaultFree promises that nothing fails). When no other node is live
 // the message is delivered to this node itself (not sent, not counted).
 func (c *Core) Forward(dir election.Dir, m election.Message) {
-	m.From, m.Epoch = c.cfg.ID, c.epoch
+	m.From, m.Epoch = c.id, c.epoch
 	c.sent = true
 	to := c.NextLive(dir)
-	if to == c.cfg.ID {
+	if to == c.id {
 		m.To, m.Seq = to, 0
 		c.local = append(c.local, m.Clone())
 		return
 	}
-	if c.cfg.FaultFree {
+	if c.sh.faultFree {
 		// Nothing fails: no acknowledgement, no sequence number, no
 		// duplicate to recognise.
 		m.To, m.Seq = to, 0
@@ -737,7 +758,7 @@ func (c *Core) Forward(dir election.Dir, m election.Message) {
 	c.waitAck(c.seq, hop{to: to, dir: dir, msg: m.Clone()})
 	c.out = append(c.out,
 		election.Effect{Kind: election.EffectSend, Msg: m},
-		election.Effect{Kind: election.EffectSetTimer, Timer: ackName(c.seq), After: c.cfg.Timing.Answer},
+		election.Effect{Kind: election.EffectSetTimer, Timer: ackName(c.seq), After: c.sh.timing.Answer},
 	)
 }
 

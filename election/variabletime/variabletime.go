@@ -86,8 +86,8 @@ func New(cfg election.Config) (election.Machine, error) {
 	}
 	m.Core = *core
 	// rank counts the members above this one, from the shared sorted
-	// list (Config() has the membership NewCore filled in).
-	ring := core.Config().Membership
+	// list (the membership NewCore filled in).
+	ring := core.Membership()
 	m.rank = ring.Len() - 1 - ring.Rank(cfg.ID)
 	m.round = t.Answer
 	return m, nil
