@@ -289,9 +289,9 @@ type Sim struct {
 	// delay, jitter may be set).
 	perNode bool
 	// jamming: some node is jammed or holds jammed messages.
-	jamming      bool
-	started      bool
-	heals        uint64 // heals so far: a cut's hint is void after one
+	jamming bool
+	started bool
+	heals   uint64 // heals so far: a cut's hint is void after one
 	// state is the world model. Its Views lag behind: a view effect
 	// goes to views, by node index, and reaches state.Views when
 	// something reads the model (model). A million-node election
@@ -300,9 +300,9 @@ type Sim struct {
 	state chaos.State
 	// views is each node's latest view; viewDue marks the ones not yet
 	// in state.Views, listed in dueViews.
-	views    []election.View
-	viewDue  []bool
-	dueViews []int32
+	views        []election.View
+	viewDue      []bool
+	dueViews     []int32
 	stateChanged bool
 	counts       Counts
 	// inflight counts election and announce messages on the wire;
