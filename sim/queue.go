@@ -124,15 +124,42 @@ func (q *eventQueue) placeLane(at time.Duration, seq uint64) *event {
 	if q.head == len(q.lane) || q.lane[len(q.lane)-1].at <= at {
 		if q.head == len(q.lane) {
 			q.lane, q.head = q.lane[:0], 0
-		} else if q.head >= 4096 && q.head*2 >= len(q.lane) {
-			// Move the live part down rather than grow for ever.
-			n := copy(q.lane, q.lane[q.head:])
-			q.lane, q.head = q.lane[:n], 0
+		} else if len(q.lane) == cap(q.lane) {
+			q.roomOnLane()
 		}
 		q.lane = append(q.lane, event{at: at, seq: seq})
 		return &q.lane[len(q.lane)-1]
 	}
 	return q.place(at, seq)
+}
+
+// roomOnLane makes room on a full lane: it moves the live part down when
+// at least a quarter of the lane is spent, else doubles the lane. The
+// lane of a million-node ring holds a million messages at a time: grown
+// by append a quarter at a time, it left four times its size in old
+// arrays for the collector, which is what the process's resident set
+// came to.
+func (q *eventQueue) roomOnLane() {
+	live := q.lane[q.head:]
+	if q.head*4 >= len(q.lane) {
+		n := copy(q.lane, live)
+		q.lane, q.head = q.lane[:n], 0
+		return
+	}
+	lane := make([]event, len(live), max(2*cap(q.lane), 64))
+	copy(lane, live)
+	q.lane, q.head = lane, 0
+}
+
+// grown is s with room for one more element: doubled when full, where
+// append grows large slices by a quarter and leaves more behind.
+func grown[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	g := make([]T, len(s), max(2*cap(s), 16))
+	copy(g, s)
+	return g
 }
 
 // place makes room on the heap for an event due at at with seq seq, and
@@ -145,10 +172,10 @@ func (q *eventQueue) place(at time.Duration, seq uint64) *event {
 		q.slab[slot] = event{at: at, seq: seq}
 	} else {
 		slot = int32(len(q.slab))
-		q.slab = append(q.slab, event{at: at, seq: seq})
+		q.slab = append(grown(q.slab), event{at: at, seq: seq})
 	}
 	k := qkey{at: at, seq: seq, slot: slot}
-	h := append(q.heap, k)
+	h := append(grown(q.heap), k)
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
@@ -221,7 +248,7 @@ func (q *eventQueue) popHeap() *event {
 		h[i] = last
 	}
 	q.heap = h
-	q.free = append(q.free, top.slot)
+	q.free = append(grown(q.free), top.slot)
 	return &q.slab[top.slot]
 }
 

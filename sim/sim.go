@@ -522,6 +522,11 @@ func (s *Sim) Start() {
 		return
 	}
 	s.started = true
+	if len(s.state.Up) == 0 && len(s.nodes) > 64 {
+		// Made at its size: grown entry by entry, a million nodes'
+		// map left twice its size behind.
+		s.state.Up = make(map[election.NodeID]bool, len(s.nodes))
+	}
 	for i := range s.nodes {
 		s.state.Up[s.nodes[i].id] = true
 	}

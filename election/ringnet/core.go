@@ -148,15 +148,36 @@ type Core struct {
 	sh  *shared
 	alg Algorithm
 	id  election.NodeID
-	pos int // this node's index in the members
 
 	epoch  uint64
 	leader election.NodeID
 	role   election.Role
 	shown  election.View // last view emitted
 
+	seq uint64
+	// f is the failure detector's and the hops' bookkeeping, made when
+	// first written: a fault-free election never writes it, and a
+	// million cores each holding five map headers and a list add up.
+	f *ledger
+
+	announced bool // this node sent the current epoch's announcement
+	// challenging: this node started the current epoch because it
+	// learned of a leader with a lower ID than its own.
+	challenging bool
+	// sent: this node has sent a message of the current epoch's election.
+	sent      bool
+	coordSeen bool // this node has passed the current epoch's announcement on
+	// pos is this node's index in the members; 32 bits, beside the
+	// flags, keep a core in fewer cache lines.
+	pos int32
+
+	out []election.Effect
+}
+
+// ledger is what a core keeps about hops and peers beyond the election's
+// own state (Core.f).
+type ledger struct {
 	dead    map[election.NodeID]bool
-	seq     uint64
 	pending map[uint64]hop
 	// got holds the hops of the current epoch already handled, by sender
 	// and sequence number: a hop resent because its ACK was lost is
@@ -165,16 +186,27 @@ type Core struct {
 	// alive: nodes heard from in the current epoch; recent: since the
 	// last watch (Options.Watch).
 	alive, recent map[election.NodeID]bool
-	announced     bool // this node sent the current epoch's announcement
-	// challenging: this node started the current epoch because it
-	// learned of a leader with a lower ID than its own.
-	challenging bool
-	// sent: this node has sent a message of the current epoch's election.
-	sent      bool
-	coordSeen bool // this node has passed the current epoch's announcement on
+	local         []election.Message // messages a node sends itself when it is the only live node
+}
 
-	out   []election.Effect
-	local []election.Message // messages a node sends itself when it is the only live node
+// ledger is c's ledger, made on first use.
+func (c *Core) ledger() *ledger {
+	if c.f == nil {
+		c.f = &ledger{}
+	}
+	return c.f
+}
+
+// dead reports whether id is marked dead in this epoch.
+func (c *Core) dead(id election.NodeID) bool { return c.f != nil && c.f.dead[id] }
+
+// pending is the hop waiting for the ACK of seq.
+func (c *Core) pending(seq uint64) (hop, bool) {
+	if c.f == nil {
+		return hop{}, false
+	}
+	h, ok := c.f.pending[seq]
+	return h, ok
 }
 
 // shared is the part of a core's configuration that every node of a
@@ -211,7 +243,7 @@ func NewCore(cfg election.Config, opts Options, alg Algorithm) (*Core, error) {
 	key := sharedKey{timing: cfg.Timing, opts: opts, faultFree: cfg.FaultFree, effects: cfg.Effects}
 	ring := cfg.Membership
 	sh := ring.Shared(key, func() any { return &shared{sharedKey: key, ring: ring, members: ring.Members()} }).(*shared)
-	return &Core{sh: sh, alg: alg, id: cfg.ID, pos: ring.Index(cfg.ID)}, nil
+	return &Core{sh: sh, alg: alg, id: cfg.ID, pos: int32(ring.Index(cfg.ID))}, nil
 }
 
 // Membership is the ring's membership, shared by every node.
@@ -257,9 +289,9 @@ func (c *Core) Step(ev election.Event) []election.Effect {
 			c.StartElection()
 		}
 	}
-	for len(c.local) > 0 {
-		m := c.local[0]
-		c.local = c.local[1:]
+	for c.f != nil && len(c.f.local) > 0 {
+		m := c.f.local[0]
+		c.f.local = c.f.local[1:]
 		c.receive(m)
 	}
 	if v := c.View(); v != c.shown {
@@ -282,12 +314,9 @@ func (c *Core) start() {
 	// The maps are made when first written: a fault-free election of a
 	// million nodes marks nobody dead, and a read of a nil map touches
 	// no memory.
-	c.dead, c.pending = nil, nil
-	c.got = nil
-	c.alive, c.recent = nil, nil
+	c.f = nil
 	c.seq = 0
 	c.announced, c.coordSeen = false, false
-	c.local = nil
 	c.alg.Reset()
 	c.setTimer(TimerSuspect, c.sh.timing.Suspicion)
 }
@@ -327,21 +356,23 @@ func (c *Core) newEpoch(e uint64) {
 	c.epoch = e
 	// A node found dead in an earlier epoch may have restarted: every
 	// election probes the ring afresh.
-	clear(c.dead)
-	for seq := range c.pending {
-		c.cancelTimer(ackName(seq))
+	if f := c.f; f != nil {
+		clear(f.dead)
+		for seq := range f.pending {
+			c.cancelTimer(ackName(seq))
+		}
+		clear(f.pending)
+		f.got = nil
+		clear(f.alive)
+		clear(f.recent)
 	}
-	clear(c.pending)
-	c.got = nil
-	clear(c.alive)
-	clear(c.recent)
 	c.announced, c.coordSeen, c.challenging, c.sent = false, false, false, false
 	c.alg.Reset()
 }
 
 func (c *Core) receive(m election.Message) {
 	epoch := c.epoch
-	revived := c.sh.opts.Watch && m.From != c.id && c.dead[m.From]
+	revived := c.sh.opts.Watch && m.From != c.id && c.dead(m.From)
 	c.deliver(m)
 	if revived && c.epoch == epoch && c.role == election.Candidate {
 		// A node this one skipped as dead is alive: see Options.Watch.
@@ -355,8 +386,8 @@ func (c *Core) deliver(m election.Message) {
 		// that restarted numbers its hops from 1 again, and an ACK of
 		// a hop its previous boot sent (delivered late, after a pause
 		// or a partition) must not pass for one of the new hop's.
-		if p, ok := c.pending[m.Seq]; ok && p.to == m.From && p.msg.Epoch == m.Epoch {
-			delete(c.pending, m.Seq)
+		if p, ok := c.pending(m.Seq); ok && p.to == m.From && p.msg.Epoch == m.Epoch {
+			delete(c.f.pending, m.Seq)
 			c.cancelTimer(ackName(m.Seq))
 		}
 		c.heardFrom(m.From)
@@ -401,15 +432,16 @@ func (c *Core) heardFrom(id election.NodeID) {
 	if c.sh.faultFree {
 		return // nobody is marked dead, no hop waits, nothing is watched
 	}
-	delete(c.dead, id)
-	if c.alive == nil {
-		c.alive, c.recent = map[election.NodeID]bool{}, map[election.NodeID]bool{}
+	f := c.ledger()
+	delete(f.dead, id)
+	if f.alive == nil {
+		f.alive, f.recent = map[election.NodeID]bool{}, map[election.NodeID]bool{}
 	}
-	c.alive[id], c.recent[id] = true, true
-	for seq, p := range c.pending {
+	f.alive[id], f.recent[id] = true, true
+	for seq, p := range f.pending {
 		if p.to == id && !p.heard {
 			p.heard = true
-			c.pending[seq] = p
+			f.pending[seq] = p
 		}
 	}
 }
@@ -417,19 +449,20 @@ func (c *Core) heardFrom(id election.NodeID) {
 // duplicate records a hop of the current epoch and reports whether the same
 // hop was handled already.
 func (c *Core) duplicate(m election.Message) bool {
-	f := fingerprintOf(m)
-	if c.got == nil {
-		c.got = map[election.NodeID]map[uint64]fingerprint{}
+	fp := fingerprintOf(m)
+	f := c.ledger()
+	if f.got == nil {
+		f.got = map[election.NodeID]map[uint64]fingerprint{}
 	}
-	from := c.got[m.From]
+	from := f.got[m.From]
 	if from == nil {
 		from = map[uint64]fingerprint{}
-		c.got[m.From] = from
+		f.got[m.From] = from
 	}
-	if g, ok := from[m.Seq]; ok && g == f {
+	if g, ok := from[m.Seq]; ok && g == fp {
 		return true
 	}
-	from[m.Seq] = f
+	from[m.Seq] = fp
 	return false
 }
 
@@ -551,7 +584,7 @@ func (c *Core) distance(id election.NodeID) int {
 		return 0
 	}
 	n := len(c.sh.members)
-	return (i - c.pos + n) % n
+	return (i - int(c.pos) + n) % n
 }
 
 func (c *Core) followFor(l election.NodeID, suspicion time.Duration) {
@@ -586,12 +619,12 @@ func (c *Core) timer(name string) {
 		if err != nil {
 			return
 		}
-		p, ok := c.pending[seq]
+		p, ok := c.pending(seq)
 		if !ok {
 			return
 		}
 		if p.ping {
-			delete(c.pending, seq)
+			delete(c.f.pending, seq)
 			if !p.heard && p.msg.Epoch == c.epoch && c.role == election.Candidate {
 				// A neighbour that took part in this epoch is gone:
 				// see Options.Watch.
@@ -606,14 +639,14 @@ func (c *Core) timer(name string) {
 			// same node, with the same sequence number.
 			p.heard = false
 			p.resent++
-			c.pending[seq] = p
+			c.f.pending[seq] = p
 			c.out = append(c.out,
 				election.Effect{Kind: election.EffectSend, Msg: p.msg.Clone()},
 				election.Effect{Kind: election.EffectSetTimer, Timer: name, After: c.sh.timing.Answer},
 			)
 			return
 		}
-		delete(c.pending, seq)
+		delete(c.f.pending, seq)
 		// The successor did not acknowledge in time: treat it as dead
 		// for this epoch and hand the message to the node after it.
 		c.markDead(p.to)
@@ -634,11 +667,12 @@ func (c *Core) watch() {
 	if c.role != election.Candidate {
 		return
 	}
-	if len(c.dead) > 0 {
+	f := c.ledger()
+	if len(f.dead) > 0 {
 		// In ring order, as the members are listed; the dead are few,
 		// the members may be a million.
-		dead := make([]election.NodeID, 0, len(c.dead))
-		for id, d := range c.dead {
+		dead := make([]election.NodeID, 0, len(f.dead))
+		for id, d := range f.dead {
 			if d {
 				dead = append(dead, id)
 			}
@@ -649,18 +683,18 @@ func (c *Core) watch() {
 		}
 	}
 	watched := map[election.NodeID]bool{}
-	for _, p := range c.pending {
+	for _, p := range f.pending {
 		if p.ping {
 			watched[p.to] = true
 		}
 	}
 	for _, d := range []election.Dir{election.Clockwise, election.CounterClockwise} {
-		if id := c.NextLive(d); id != c.id && c.alive[id] && !c.recent[id] && !watched[id] {
+		if id := c.NextLive(d); id != c.id && f.alive[id] && !f.recent[id] && !watched[id] {
 			watched[id] = true
 			c.ping(id, true)
 		}
 	}
-	clear(c.recent)
+	clear(f.recent)
 	c.setTimer(TimerWatch, c.sh.timing.Answer)
 }
 
@@ -684,8 +718,8 @@ func (c *Core) NextLive(dir election.Dir) election.NodeID {
 	if dir == election.CounterClockwise {
 		step = n - 1
 	}
-	for i, k := (c.pos+step)%n, 1; k < n; i, k = (i+step)%n, k+1 {
-		if id := c.sh.members[i]; !c.dead[id] {
+	for i, k := (int(c.pos)+step)%n, 1; k < n; i, k = (i+step)%n, k+1 {
+		if id := c.sh.members[i]; !c.dead(id) {
 			return id
 		}
 	}
@@ -695,7 +729,7 @@ func (c *Core) NextLive(dir election.Dir) election.NodeID {
 // Skips reports whether this node, sending in direction dir, would pass id
 // by as dead: id is marked dead and lies before the next live node.
 func (c *Core) Skips(dir election.Dir, id election.NodeID) bool {
-	if !c.dead[id] {
+	if !c.dead(id) {
 		return false
 	}
 	n := len(c.sh.members)
@@ -703,11 +737,11 @@ func (c *Core) Skips(dir election.Dir, id election.NodeID) bool {
 	if dir == election.CounterClockwise {
 		step = n - 1
 	}
-	for i, k := (c.pos+step)%n, 1; k < n; i, k = (i+step)%n, k+1 {
+	for i, k := (int(c.pos)+step)%n, 1; k < n; i, k = (i+step)%n, k+1 {
 		switch m := c.sh.members[i]; {
 		case m == id:
 			return true
-		case !c.dead[m]:
+		case !c.dead(m):
 			return false
 		}
 	}
@@ -715,23 +749,29 @@ func (c *Core) Skips(dir election.Dir, id election.NodeID) bool {
 }
 
 func (c *Core) markDead(id election.NodeID) {
-	if c.dead == nil {
-		c.dead = map[election.NodeID]bool{}
+	f := c.ledger()
+	if f.dead == nil {
+		f.dead = map[election.NodeID]bool{}
 	}
-	c.dead[id] = true
+	f.dead[id] = true
 }
 
 // waitAck notes a hop that waits for its acknowledgement.
 func (c *Core) waitAck(seq uint64, h hop) {
-	if c.pending == nil {
-		c.pending = map[uint64]hop{}
+	f := c.ledger()
+	if f.pending == nil {
+		f.pending = map[uint64]hop{}
 	}
-	c.pending[seq] = h
+	f.pending[seq] = h
 }
 
 // Forgive clears a dead mark: the next hop towards id goes to id itself
 // (and marks it dead again if it does not answer).
-func (c *Core) Forgive(id election.NodeID) { delete(c.dead, id) }
+func (c *Core) Forgive(id election.NodeID) {
+	if c.f != nil {
+		delete(c.f.dead, id)
+	}
+}
 
 // Forward sends m one hop in direction dir to the next live node, in the
 // current epoch, with a per-hop acknowledgement (none when
@@ -743,7 +783,8 @@ func (c *Core) Forward(dir election.Dir, m election.Message) {
 	to := c.NextLive(dir)
 	if to == c.id {
 		m.To, m.Seq = to, 0
-		c.local = append(c.local, m.Clone())
+		f := c.ledger()
+		f.local = append(f.local, m.Clone())
 		return
 	}
 	if c.sh.faultFree {
