@@ -78,16 +78,39 @@ type eventQueue struct {
 	// lane holds events in (at, seq) order from lane[head] on.
 	lane []event
 	head int
+	// timer is the timer event popHeap last made from its key.
+	timer event
 }
 
-// The heap holds small keys; the events themselves sit in a slab with a
-// free list, so a sift moves 24 bytes rather than a whole message, and a
-// run of a million messages reuses the same few slots instead of
-// allocating.
+// The heap holds small keys. A timer's key is the whole event (its node,
+// boot and generation say everything a timer event says): every node of
+// a million-node ring has a timer queued all the time, and 32 bytes each
+// is what they cost. Other events sit in a slab with a free list, so a
+// sift moves a key rather than a whole message, and a run of a million
+// messages reuses the same few slots instead of allocating.
 type qkey struct {
-	at   time.Duration
-	seq  uint64
-	slot int32
+	at  time.Duration
+	seq uint64
+	gen uint64 // a timer's generation
+	// node is a timer's node, or −1 for an event in slab[ref].
+	node int32
+	// ref is a timer's boot, or the slot of an event in the slab.
+	ref uint32
+}
+
+// timerKey is the key that is the whole of timer event e.
+func timerKey(e *event) qkey {
+	return qkey{at: e.at, seq: e.seq, gen: e.gen, node: e.node, ref: e.boot}
+}
+
+// event is the event k stands for: in the slab, or made from a timer's
+// key into *scratch.
+func (q *eventQueue) event(k qkey, scratch *event) *event {
+	if k.node < 0 {
+		return &q.slab[k.ref]
+	}
+	*scratch = event{at: k.at, seq: k.seq, node: k.node, boot: k.ref, kind: evTimer, gen: k.gen}
+	return scratch
 }
 
 func (q *eventQueue) len() int { return len(q.heap) + len(q.lane) - q.head }
@@ -113,7 +136,18 @@ func less(a, b qkey) bool {
 func (q *eventQueue) pushLane(e event) { *q.placeLane(e.at, e.seq) = e }
 
 // push queues an event on the heap.
-func (q *eventQueue) push(e event) { *q.place(e.at, e.seq) = e }
+func (q *eventQueue) push(e event) {
+	if e.kind == evTimer {
+		q.pushKey(timerKey(&e))
+		return
+	}
+	*q.place(e.at, e.seq) = e
+}
+
+// pushTimer queues a timer event on the heap, as its key alone.
+func (q *eventQueue) pushTimer(at time.Duration, seq uint64, node int32, boot uint32, gen uint64) {
+	q.pushKey(qkey{at: at, seq: seq, gen: gen, node: node, ref: boot})
+}
 
 // placeLane makes room for a message event due at at with seq seq, where
 // pushLane would put it, and returns it zeroed but for at and seq, for the
@@ -163,7 +197,7 @@ func grown[T any](s []T) []T {
 }
 
 // place makes room on the heap for an event due at at with seq seq, and
-// returns it as placeLane does.
+// returns it as placeLane does. Not for timers: pushTimer.
 func (q *eventQueue) place(at time.Duration, seq uint64) *event {
 	var slot int32
 	if n := len(q.free); n > 0 {
@@ -174,7 +208,12 @@ func (q *eventQueue) place(at time.Duration, seq uint64) *event {
 		slot = int32(len(q.slab))
 		q.slab = append(grown(q.slab), event{at: at, seq: seq})
 	}
-	k := qkey{at: at, seq: seq, slot: slot}
+	q.pushKey(qkey{at: at, seq: seq, node: -1, ref: uint32(slot)})
+	return &q.slab[slot]
+}
+
+// pushKey puts k on the heap.
+func (q *eventQueue) pushKey(k qkey) {
 	h := append(grown(q.heap), k)
 	i := len(h) - 1
 	for i > 0 {
@@ -187,7 +226,6 @@ func (q *eventQueue) place(at time.Duration, seq uint64) *event {
 	}
 	h[i] = k
 	q.heap = h
-	return &q.slab[slot]
 }
 
 // popDue is pop when the earliest event is due no later than end, else
@@ -248,8 +286,11 @@ func (q *eventQueue) popHeap() *event {
 		h[i] = last
 	}
 	q.heap = h
-	q.free = append(grown(q.free), top.slot)
-	return &q.slab[top.slot]
+	if top.node >= 0 {
+		return q.event(top, &q.timer)
+	}
+	q.free = append(grown(q.free), int32(top.ref))
+	return &q.slab[top.ref]
 }
 
 // reset empties the queue and keeps its memory.

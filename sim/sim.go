@@ -847,8 +847,7 @@ func (s *Sim) setSkewedTimer(n *node, name string, d time.Duration) {
 
 // queueTimer queues the event of n's timer t, due at t.at.
 func (s *Sim) queueTimer(n *node, t *armedTimer) {
-	e := s.queue.place(t.at, t.seq)
-	e.kind, e.node, e.boot, e.gen = evTimer, n.idx, n.boot, t.gen
+	s.queue.pushTimer(t.at, t.seq, n.idx, n.boot, t.gen)
 }
 
 // timerMoved handles a timer's queued event that came up after the timer

@@ -64,8 +64,9 @@ func (s *Sim) Pending() []Pending {
 	for i := s.queue.head; i < len(s.queue.lane); i++ {
 		add(&s.queue.lane[i])
 	}
+	var scratch event
 	for _, k := range s.queue.heap {
-		add(&s.queue.slab[k.slot])
+		add(s.queue.event(k, &scratch))
 	}
 	slices.SortFunc(out, func(a, b Pending) int {
 		return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Seq, b.Seq))
