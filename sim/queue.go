@@ -78,38 +78,43 @@ type eventQueue struct {
 	// lane holds events in (at, seq) order from lane[head] on.
 	lane []event
 	head int
-	// timer is the timer event popHeap last made from its key.
+	// timers holds the heap's timer events by what they are beyond
+	// their key (timerFree: the unused entries): every node of a
+	// million-node ring has a timer queued all the time, and 16 bytes
+	// here and a key is what each costs, not a slab slot of 80.
+	timers    []timerRef
+	timerFree []int32
+	// timer is the timer event popHeap last made from its entry.
 	timer event
 }
 
-// The heap holds small keys. A timer's key is the whole event (its node,
-// boot and generation say everything a timer event says): every node of
-// a million-node ring has a timer queued all the time, and 32 bytes each
-// is what they cost. Other events sit in a slab with a free list, so a
-// sift moves a key rather than a whole message, and a run of a million
-// messages reuses the same few slots instead of allocating.
+// The heap holds small keys; the events themselves sit in a slab (or,
+// timers, in timers) with a free list, so a sift moves 24 bytes rather
+// than a whole message, and a run of a million messages reuses the same
+// few slots instead of allocating.
 type qkey struct {
 	at  time.Duration
 	seq uint64
-	gen uint64 // a timer's generation
-	// node is a timer's node, or −1 for an event in slab[ref].
+	// slot is the event's place in the slab; a timer's is ^i for
+	// timers[i].
+	slot int32
+}
+
+// timerRef is a queued timer event beyond its key.
+type timerRef struct {
+	gen  uint64
 	node int32
-	// ref is a timer's boot, or the slot of an event in the slab.
-	ref uint32
+	boot uint32
 }
 
-// timerKey is the key that is the whole of timer event e.
-func timerKey(e *event) qkey {
-	return qkey{at: e.at, seq: e.seq, gen: e.gen, node: e.node, ref: e.boot}
-}
-
-// event is the event k stands for: in the slab, or made from a timer's
-// key into *scratch.
+// event is the event k stands for: in the slab, or a timer's made from
+// its entry into *scratch.
 func (q *eventQueue) event(k qkey, scratch *event) *event {
-	if k.node < 0 {
-		return &q.slab[k.ref]
+	if k.slot >= 0 {
+		return &q.slab[k.slot]
 	}
-	*scratch = event{at: k.at, seq: k.seq, node: k.node, boot: k.ref, kind: evTimer, gen: k.gen}
+	t := &q.timers[^k.slot]
+	*scratch = event{at: k.at, seq: k.seq, node: t.node, boot: t.boot, kind: evTimer, gen: t.gen}
 	return scratch
 }
 
@@ -138,15 +143,25 @@ func (q *eventQueue) pushLane(e event) { *q.placeLane(e.at, e.seq) = e }
 // push queues an event on the heap.
 func (q *eventQueue) push(e event) {
 	if e.kind == evTimer {
-		q.pushKey(timerKey(&e))
+		q.pushTimer(e.at, e.seq, e.node, e.boot, e.gen)
 		return
 	}
 	*q.place(e.at, e.seq) = e
 }
 
-// pushTimer queues a timer event on the heap, as its key alone.
+// pushTimer queues a timer event on the heap.
 func (q *eventQueue) pushTimer(at time.Duration, seq uint64, node int32, boot uint32, gen uint64) {
-	q.pushKey(qkey{at: at, seq: seq, gen: gen, node: node, ref: boot})
+	t := timerRef{gen: gen, node: node, boot: boot}
+	var i int32
+	if n := len(q.timerFree); n > 0 {
+		i = q.timerFree[n-1]
+		q.timerFree = q.timerFree[:n-1]
+		q.timers[i] = t
+	} else {
+		i = int32(len(q.timers))
+		q.timers = append(grown(q.timers), t)
+	}
+	q.pushKey(qkey{at: at, seq: seq, slot: ^i})
 }
 
 // placeLane makes room for a message event due at at with seq seq, where
@@ -208,7 +223,7 @@ func (q *eventQueue) place(at time.Duration, seq uint64) *event {
 		slot = int32(len(q.slab))
 		q.slab = append(grown(q.slab), event{at: at, seq: seq})
 	}
-	q.pushKey(qkey{at: at, seq: seq, node: -1, ref: uint32(slot)})
+	q.pushKey(qkey{at: at, seq: seq, slot: slot})
 	return &q.slab[slot]
 }
 
@@ -286,11 +301,12 @@ func (q *eventQueue) popHeap() *event {
 		h[i] = last
 	}
 	q.heap = h
-	if top.node >= 0 {
+	if top.slot < 0 {
+		q.timerFree = append(q.timerFree, ^top.slot)
 		return q.event(top, &q.timer)
 	}
-	q.free = append(grown(q.free), int32(top.ref))
-	return &q.slab[top.ref]
+	q.free = append(q.free, top.slot)
+	return &q.slab[top.slot]
 }
 
 // reset empties the queue and keeps its memory.
@@ -298,5 +314,6 @@ func (q *eventQueue) reset() {
 	q.heap = q.heap[:0]
 	q.slab = q.slab[:0]
 	q.free = q.free[:0]
+	q.timers, q.timerFree = q.timers[:0], q.timerFree[:0]
 	q.lane, q.head = q.lane[:0], 0
 }

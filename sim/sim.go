@@ -716,15 +716,16 @@ func (s *Sim) process(e *event) {
 			return
 		}
 		s.counts.Delivered++
-		m := s.message(e)
+		ev := election.Event{Kind: election.EventReceive}
+		s.unpack(&ev.Msg, e) // in place: a Message is 120 bytes
 		s.dropRefs(e)
 		if s.sink != nil && !s.opts.OmitMessages {
 			r := s.nodeRecord(n, history.KindRecv)
-			c := m.Clone()
+			c := ev.Msg.Clone()
 			r.Msg = &c
 			s.emit(r)
 		}
-		s.step(n, election.Event{Kind: election.EventReceive, Msg: m})
+		s.step(n, ev)
 	case evHint:
 		if !n.up || n.boot != e.boot || !s.hintDue(*e) {
 			return // its receiver restarted, or what it stood for is over
@@ -790,8 +791,15 @@ func (s *Sim) pack(m *election.Message, typ uint16) packedMsg {
 
 // message is the message e delivers, as it was sent.
 func (s *Sim) message(e *event) election.Message {
+	var m election.Message
+	s.unpack(&m, e)
+	return m
+}
+
+// unpack writes the message e delivers, as it was sent, into *m.
+func (s *Sim) unpack(m *election.Message, e *event) {
 	p := &e.msg
-	m := election.Message{
+	*m = election.Message{
 		Type: s.names[p.typ], From: s.nodes[e.from].id, To: s.nodes[e.node].id,
 		Epoch: p.epoch, Candidate: p.candidate, Seq: p.seq, Phase: p.phase, Hop: p.hop, Dir: p.dir, Reply: p.reply,
 	}
@@ -799,7 +807,6 @@ func (s *Sim) message(e *event) election.Message {
 		r := &s.refs[p.refs-1]
 		m.Members, m.Payload = r.members, r.payload
 	}
-	return m
 }
 
 // dropRefs frees e's entry in refs, if it has one: its message was
