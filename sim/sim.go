@@ -923,16 +923,14 @@ func (s *Sim) lookupIndex(id election.NodeID) (int32, bool) {
 }
 
 // recipient finds the node index of to, a message's recipient from node
-// index fi. A ring's messages go to a neighbour: its ring position is read
-// next to the sender's, where a message-by-message walk round the ring has
-// just been, rather than in the ID table, where a random ring's next ID
-// is anywhere.
+// index fi. A ring's messages go to a neighbour: its node, which the
+// delivery will load anyway, is read next to the sender's, rather than
+// the ID table, where a random ring's next ID is anywhere.
 func (s *Sim) recipient(fi int32, to election.NodeID) (int32, bool) {
-	members := s.opts.Members
-	if next := int(fi) + 1; next < len(members) && members[next] == to {
+	if next := int(fi) + 1; next < len(s.nodes) && s.nodes[next].id == to {
 		return int32(next), true
 	}
-	if prev := int(fi) - 1; prev >= 0 && members[prev] == to {
+	if prev := int(fi) - 1; prev >= 0 && s.nodes[prev].id == to {
 		return int32(prev), true
 	}
 	return s.lookupIndex(to)
