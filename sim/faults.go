@@ -277,8 +277,9 @@ func (s *Sim) reconcileClock(n *node) {
 		x.clk.Jump(s.now, d)
 		x.jumped = want.Jumped
 	}
-	for i := range n.timers {
-		t := &n.timers[i]
+	timers := s.armed[n.idx]
+	for i := range timers {
+		t := &timers[i]
 		if t.gen == 0 {
 			continue
 		}
@@ -294,7 +295,7 @@ func (s *Sim) resume(n *node) {
 		for _, e := range x.held {
 			e.at = s.now
 			if e.kind == evTimer {
-				if t := n.timers.queuedFor(e.gen); t != nil {
+				if t := s.armed[n.idx].queuedFor(e.gen); t != nil {
 					t.queuedAt = e.at // its event is due now
 				}
 			}
@@ -310,7 +311,7 @@ func (s *Sim) resume(n *node) {
 func (s *Sim) down(n *node) {
 	n.up, n.paused = false, false
 	s.release(n)
-	n.timers = nil
+	s.armed[n.idx] = nil
 	if x := n.x; x != nil {
 		for i := range x.held {
 			s.dropRefs(&x.held[i])

@@ -103,17 +103,23 @@ type node struct {
 	// crasher: m can fail by itself (external.go), asked once per boot
 	// rather than once per step.
 	crasher bool
-	seq     uint64
-	timers  armed // armed timers and their generations
-	// rnd is every boot's Config.Rand, over pcg reseeded for the boot
-	// (build): the stream election.Seed.Rand would give, without two
-	// allocations per boot. A boot's machine is dropped before the next
-	// boot's draws.
-	pcg rand.PCG
-	rnd *rand.Rand
+	seq     uint64 // the node's history records so far
 	// x is the rest, made when first needed (ext): a fault-free run
 	// without a history never needs it.
 	x *nodeExt
+	// A node is a cache line: its timers (Sim.armed) and random source
+	// (Sim.rands) sit in slices of their own beside it, and this pads
+	// the rest, so that no node straddles two lines.
+	_ [8]byte
+}
+
+// nodeRand is a node's random source: every boot's Config.Rand is r, over
+// pcg reseeded for the boot (build), the stream election.Seed.Rand would
+// give without two allocations per boot. A boot's machine is dropped
+// before the next boot's draws.
+type nodeRand struct {
+	pcg rand.PCG
+	r   rand.Rand
 }
 
 // nodeExt is the part of a node that a fault-free run without a history
@@ -245,6 +251,10 @@ type Sim struct {
 	gen   uint64
 
 	nodes []node
+	// armed and rands are each node's armed timers and random source, by
+	// node index.
+	armed []armed
+	rands []nodeRand
 	ring  *election.Membership
 	// effects is the buffer every machine's Step returns its effects in:
 	// step is done with them before it steps any machine again.
@@ -364,6 +374,11 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
 	s.nodes = make([]node, len(opts.Members))
+	s.armed = make([]armed, len(opts.Members))
+	s.rands = make([]nodeRand, len(opts.Members))
+	for i := range s.rands {
+		s.rands[i].r = *rand.New(&s.rands[i].pcg)
+	}
 	s.views = make([]election.View, len(opts.Members))
 	s.viewDue = make([]bool, len(opts.Members))
 	if len(opts.Members) <= 64 {
@@ -424,7 +439,8 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 		if x != nil {
 			*x = nodeExt{held: emptied(x.held)}
 		}
-		*n = node{id: n.id, idx: n.idx, timers: n.timers[:0], rnd: n.rnd, x: x}
+		*n = node{id: n.id, idx: n.idx, x: x}
+		s.armed[i] = s.armed[i][:0]
 		if err := s.build(n); err != nil {
 			return err
 		}
@@ -461,10 +477,8 @@ func (s *Sim) build(n *node) error {
 	s.release(n)
 	n.boot++
 	seed := election.Seed{uint64(s.opts.Seed), uint64(n.id)<<24 | uint64(n.boot)}
-	n.pcg.Seed(seed[0], seed[1])
-	if n.rnd == nil {
-		n.rnd = rand.New(&n.pcg)
-	}
+	rnd := &s.rands[n.idx]
+	rnd.pcg.Seed(seed[0], seed[1])
 	cfg := election.Config{
 		ID:         n.id,
 		Members:    s.opts.Members, // shared: machines must not modify it
@@ -472,7 +486,7 @@ func (s *Sim) build(n *node) error {
 		Quorum:     s.opts.Quorum,
 		Options:    s.opts.Options,
 		Timing:     s.timing,
-		Rand:       n.rnd, // seed.Rand()'s stream
+		Rand:       &rnd.r, // seed.Rand()'s stream
 		Seed:       seed,
 		Durable:    n.durable(),
 		Replay:     true,
@@ -486,7 +500,7 @@ func (s *Sim) build(n *node) error {
 	n.m = m
 	_, n.crasher = m.(election.Crasher)
 	n.seq = 0
-	n.timers = n.timers[:0]
+	s.armed[n.idx] = s.armed[n.idx][:0]
 	n.skewed = false // a new process has no clock that took jumps
 	if x := n.x; x != nil {
 		x.bootID = ""
@@ -741,7 +755,7 @@ func (s *Sim) process(e *event) {
 		if !n.up || n.boot != e.boot {
 			return // its node died
 		}
-		t := n.timers.queuedFor(e.gen)
+		t := s.armed[n.idx].queuedFor(e.gen)
 		if t == nil {
 			return // an event that a re-arm earlier than it replaced
 		}
@@ -755,7 +769,7 @@ func (s *Sim) process(e *event) {
 			return
 		}
 		name := t.name
-		n.timers.remove(name)
+		s.armed[n.idx].remove(name)
 		s.step(n, election.Event{Kind: election.EventTimer, Timer: name})
 	}
 }
@@ -830,10 +844,11 @@ func (s *Sim) dropRefs(e *event) {
 func (s *Sim) armTimer(n *node, name string, at, local time.Duration) {
 	s.gen++
 	s.seq++
-	t := n.timers.find(name)
+	a := &s.armed[n.idx]
+	t := a.find(name)
 	if t == nil {
-		n.timers = append(n.timers, armedTimer{name: name})
-		t = &n.timers[len(n.timers)-1]
+		*a = append(*a, armedTimer{name: name})
+		t = &(*a)[len(*a)-1]
 	}
 	t.gen, t.at, t.seq, t.local = s.gen, at, s.seq, local
 	if t.queued != 0 && t.queuedAt <= at {
@@ -862,7 +877,7 @@ func (s *Sim) queueTimer(n *node, t *armedTimer) {
 // latest deadline, or the timer is forgotten.
 func (s *Sim) timerMoved(n *node, t *armedTimer) {
 	if t.gen == 0 {
-		n.timers.remove(t.name)
+		s.armed[n.idx].remove(t.name)
 		return
 	}
 	t.queued, t.queuedAt = t.gen, t.at
@@ -972,7 +987,7 @@ func (s *Sim) step(n *node, ev election.Event) {
 				s.armTimer(n, e.Timer, s.now+e.After, s.now+e.After)
 			}
 		case election.EffectCancelTimer:
-			n.timers.disarm(e.Timer)
+			s.armed[n.idx].disarm(e.Timer)
 		case election.EffectView:
 			// Every view effect is recorded, repeats included:
 			// the history is what the machine said.

@@ -93,7 +93,7 @@ func (s *Sim) pending(e *event) (Pending, bool) {
 		if !n.up || n.boot != e.boot {
 			return p, false
 		}
-		t := n.timers.queuedFor(e.gen)
+		t := s.armed[e.node].queuedFor(e.gen)
 		if t == nil || t.gen == 0 {
 			return p, false
 		}
@@ -114,7 +114,7 @@ func (s *Sim) Next() (Pending, Outcome, bool) {
 		p, real := s.pending(e)
 		if p.Kind == PendingTimer {
 			// Due now only at the arming the event was queued for.
-			real = real && s.nodes[e.node].timers.queuedFor(e.gen).gen == e.gen
+			real = real && s.armed[e.node].queuedFor(e.gen).gen == e.gen
 		}
 		if !real {
 			s.process(e) // stale, or a timer moving on to its deadline
@@ -152,7 +152,7 @@ func (s *Sim) Timers(id election.NodeID) []Timer {
 		return nil
 	}
 	var out []Timer
-	for _, t := range s.nodes[i].timers {
+	for _, t := range s.armed[i] {
 		if t.gen != 0 {
 			out = append(out, Timer{Name: t.name, At: t.at})
 		}
@@ -172,11 +172,11 @@ func (s *Sim) Fire(id election.NodeID, timer string) error {
 	if err != nil {
 		return err
 	}
-	t := n.timers.find(timer)
+	t := s.armed[n.idx].find(timer)
 	if t == nil || t.gen == 0 {
 		return fmt.Errorf("sim: node %d has no armed timer %q (armed: %v)", id, timer, s.Timers(id))
 	}
-	n.timers.disarm(timer)
+	s.armed[n.idx].disarm(timer)
 	s.step(n, election.Event{Kind: election.EventTimer, Timer: timer})
 	return nil
 }
