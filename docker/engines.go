@@ -108,6 +108,24 @@ func (b *Backend) connectEngines(ctx context.Context, cli *testcontainers.Docker
 	if err := engine.SameSwarm(ctx, es); err != nil {
 		return fmt.Errorf("docker: run %s: %w", b.run, err)
 	}
+	others, err := dialEngines(ctx, cli, es)
+	if err != nil {
+		return fmt.Errorf("docker: run %s: %w", b.run, err)
+	}
+	b.mu.Lock()
+	b.others = others
+	b.world.Placement = placement
+	b.mu.Unlock()
+	b.logf("run %s: %d engines, placement %s", b.run, len(es), placement)
+	return nil
+}
+
+// dialEngines checks that es[0] is cli's engine and dials the others;
+// the first that cannot be dialled is the error (never skipped).
+func dialEngines(ctx context.Context, cli *testcontainers.DockerClient, es []engine.Engine) ([]*remote, error) {
+	if got := cli.DaemonHost(); got != es[0].Host {
+		return nil, fmt.Errorf("the first of the engines is %s, but this process uses %s (pin it: DOCKER_HOST=%s)", es[0], got, es[0].Host)
+	}
 	var others []*remote
 	for _, e := range es[1:] {
 		c, err := testcontainers.NewDockerClientWithOpts(ctx, e.Options()...)
@@ -119,16 +137,39 @@ func (b *Backend) connectEngines(ctx context.Context, cli *testcontainers.Docker
 			for _, r := range others {
 				r.cli.Close()
 			}
-			return fmt.Errorf("docker: engine %s: %w", e, err)
+			return nil, fmt.Errorf("docker: engine %s: %w", e, err)
 		}
 		others = append(others, &remote{e: e, cli: c})
 	}
+	return others, nil
+}
+
+// dialOthers, for an Attach across several engines, dials every engine
+// beyond cli's (the first).
+func (b *Backend) dialOthers(ctx context.Context, cli *testcontainers.DockerClient) error {
+	if !b.multi() {
+		return nil
+	}
+	others, err := dialEngines(ctx, cli, b.cfg.engines)
+	if err != nil {
+		return err
+	}
 	b.mu.Lock()
 	b.others = others
-	b.world.Placement = placement
 	b.mu.Unlock()
-	b.logf("run %s: %d engines, placement %s", b.run, len(es), placement)
 	return nil
+}
+
+// engineClients are the clients of the run's engines, in order: the
+// first's alone on one engine.
+func (b *Backend) engineClients() []client.APIClient {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	clis := []client.APIClient{b.cli}
+	for _, r := range b.others {
+		clis = append(clis, r.cli)
+	}
+	return clis
 }
 
 // Placement is which engine holds each node, by engine address (nil on
