@@ -95,7 +95,7 @@ var worlds = map[string]world{
 		defaultRun:     docker.ComposeRun,
 		describe:       docker.Describe,
 		programCommand: docker.ProgramCommand,
-		watch: watchSources,
+		watch:          watchSources,
 	},
 	"sim": {
 		title:        "simulator",
