@@ -65,7 +65,7 @@ func twoEnginesScenario(ctx context.Context, t *testing.T, es []engine.Engine, i
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := docker.New(docker.WithImage(image), docker.WithBuild(false), docker.WithEngines(es))
+	b := docker.New(docker.WithImage(image), docker.WithBuild(false), docker.WithEngines(es), docker.WithProgress(testWriter{t}))
 	res, err := harness.Run(ctx, sc, b, harness.Options{Store: store(t), Seed: 1, Progress: testWriter{t}})
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func wantNothingLeft(ctx context.Context, t *testing.T, es []engine.Engine, run 
 // leaves the cluster running.
 func twoEnginesAttach(ctx context.Context, t *testing.T, es []engine.Engine, image string) {
 	members := election.FirstIDs(5)
-	owner := docker.New(docker.WithImage(image), docker.WithBuild(false), docker.WithEngines(es))
+	owner := docker.New(docker.WithImage(image), docker.WithBuild(false), docker.WithEngines(es), docker.WithProgress(testWriter{t}))
 	t.Cleanup(func() {
 		if err := owner.Close(context.Background()); err != nil {
 			t.Error(err)
