@@ -55,7 +55,7 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
 </svg>
 <main>
 <h1>ringleader watch</h1>
-<p class="meta">run <b id="run">?</b> · <span id="count">0</span> nodes · <span id="clock">–</span> · <span id="conn">connecting…</span></p>
+<p class="meta">run <b id="run">?</b> · <span id="count">0</span> nodes<span id="engines"></span> · <span id="clock">–</span> · <span id="conn">connecting…</span></p>
 <div id="alarm" role="alert"></div>
 <table id="nodes">
 <thead><tr><th>node</th><th id="engine-col" hidden>engine</th><th>container</th><th>state</th><th>leader</th><th>epoch</th><th>role</th><th class="num">sent/s</th><th class="num">recv/s</th><th>faults seen</th></tr></thead>
@@ -236,6 +236,10 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
     }
     svg.setAttribute("height", y + 22);
     document.getElementById("count").textContent = ids.length;
+    var engs = {};
+    ids.forEach(function (id) { if (engineOf(id)) engs[engineOf(id)] = true; });
+    var ne = Object.keys(engs).length;
+    document.getElementById("engines").textContent = ne ? " across " + ne + " engines" : "";
     document.getElementById("clock").textContent = new Date(now).toLocaleTimeString();
     table(ids, across);
     legend(ids);
