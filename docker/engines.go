@@ -242,7 +242,12 @@ const firstOverlayHost = 32
 // network with a configured subnet takes fixed addresses.
 func (b *Backend) createOverlay(ctx context.Context, members []election.NodeID) (*testcontainers.DockerNetwork, map[election.NodeID]netip.Addr, error) {
 	name := fmt.Sprintf("rl-%s-overlay", b.run)
-	opts := client.NetworkCreateOptions{Driver: "overlay", Attachable: true, Labels: labels(b.run, RoleNetwork)}
+	// Internal: the nodes need no way out, and a container on a
+	// non-internal overlay gets a second endpoint, on docker_gwbridge,
+	// for one: a veth more per node, and endpoints the engine was seen
+	// to keep counting after a 64-node run under heavy load (which then
+	// barred the rig's removal of the bridge).
+	opts := client.NetworkCreateOptions{Driver: "overlay", Attachable: true, Internal: true, Labels: labels(b.run, RoleNetwork)}
 	probe, err := b.cli.NetworkCreate(ctx, name+"-probe", opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("docker: run %s: create overlay network: %w", b.run, err)
