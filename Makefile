@@ -102,8 +102,10 @@ down: ## stop the compose cluster and remove its containers, network, volumes, s
 	@ids=$$(docker ps -aq --filter label=org.ringleader.run=compose --filter label=org.ringleader.role=netfilter); \
 		if [ -n "$$ids" ]; then docker rm -f $$ids >/dev/null; fi
 	$(COMPOSE) down -v --remove-orphans
-	@# a real server's cluster (SYSTEM= make up) is ringleader's, not compose's
-	@if [ -n "$$(docker ps -aq --filter label=org.ringleader.run=compose --filter label=org.ringleader.system)" ]; then \
+	@# what is left labelled compose is ringleader's, not compose's: a real
+	@# server's cluster (SYSTEM= make up) or `ringleader up --algorithm`'s
+	@# (across the engines RINGLEADER_ENGINES names, which clean reads too)
+	@if [ -n "$$(docker ps -aq --filter label=org.ringleader.run=compose --filter label=org.ringleader.role=node)" ]; then \
 		./$(BIN) clean --run compose || exit 1; fi
 	@# the images PROGRAM= made (ringleader image --run compose), once no container uses them
 	@tags=$$(docker images --filter label=org.ringleader.project=ringleader --filter label=org.ringleader.run=compose --format '{{.Repository}}:{{.Tag}}'); \

@@ -48,7 +48,34 @@ func (a Attached) Start(ctx context.Context, spec ClusterSpec, sink history.Sink
 	if why := ShapeMismatch(got, spec); why != "" {
 		return fmt.Errorf("%s: the running cluster %s is not the scenario's: %s", a.Name(), a.Run, why)
 	}
+	if _, running := a.Placement(); spec.Placement != nil && !samePlacement(running, spec.Placement) {
+		return fmt.Errorf("%s: the running cluster %s is not the scenario's: its nodes are placed %s, the scenario's cluster.placement says %s", a.Name(), a.Run, placementText(running), spec.Placement)
+	}
 	return nil
+}
+
+// Placement is the attached cluster's, when it spans engines (Placed):
+// results and reports then say which engine holds each node, as for a
+// cluster the run started.
+func (a Attached) Placement() ([]string, Placement) {
+	if p, ok := a.Attacher.(Placed); ok {
+		return p.Placement()
+	}
+	return nil, nil
+}
+
+// samePlacement: every engine holds the same nodes in both, in any order.
+func samePlacement(a, b Placement) bool {
+	return slices.EqualFunc(a, b, func(x, y []election.NodeID) bool {
+		return slices.Equal(slices.Sorted(slices.Values(x)), slices.Sorted(slices.Values(y)))
+	})
+}
+
+func placementText(p Placement) string {
+	if len(p) == 0 {
+		return "on one engine"
+	}
+	return p.String()
 }
 
 // resolved is s with its quorum mode and options resolved to its

@@ -1,12 +1,14 @@
 package chaos
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
 	_ "github.com/ringleader-dev/ringleader/election/all"
+	"github.com/ringleader-dev/ringleader/history"
 )
 
 func TestShapeMismatchSaysHow(t *testing.T) {
@@ -38,5 +40,45 @@ func TestShapeMismatchSaysHow(t *testing.T) {
 	prog.Algorithm, prog.Program = "program-x", []string{"/program/x", "--fast"}
 	if why := ShapeMismatch(prog, base); !strings.Contains(why, `runs the program "/program/x --fast" (program-x), the scenario wants bully`) {
 		t.Errorf("a program against bully: %q", why)
+	}
+}
+
+// placedAttacher is an Attacher whose running cluster spans two engines.
+type placedAttacher struct {
+	Attacher
+	spec ClusterSpec
+	p    Placement
+}
+
+func (a placedAttacher) Name() string { return "fake" }
+func (a placedAttacher) Attach(context.Context, string, history.Sink) (ClusterSpec, error) {
+	return a.spec, nil
+}
+func (a placedAttacher) Placement() ([]string, Placement) { return []string{"e1", "e2"}, a.p }
+
+// TestAttachedSaysAndChecksThePlacement: run --attach on a cluster across
+// engines reports its placement (results and reports say which engine
+// holds each node), and a scenario whose cluster.placement differs from
+// the running cluster's is refused, saying both; the same groups in
+// another order are the same placement.
+func TestAttachedSaysAndChecksThePlacement(t *testing.T) {
+	spec := ClusterSpec{Algorithm: "bully", Members: []election.NodeID{1, 2, 3}}
+	a := Attached{Attacher: placedAttacher{spec: spec, p: Placement{{1, 3}, {2}}}, Run: "r"}
+	if hosts, p := a.Placement(); len(hosts) != 2 || p.String() != "[1,3] | [2]" {
+		t.Errorf("Attached.Placement = %v, %v", hosts, p)
+	}
+	want := spec
+	want.Placement = Placement{{3, 1}, {2}}
+	if err := a.Start(context.Background(), want, nil); err != nil {
+		t.Errorf("the same placement, in another order: %v", err)
+	}
+	want.Placement = Placement{{1}, {2, 3}}
+	err := a.Start(context.Background(), want, nil)
+	if err == nil || !strings.Contains(err.Error(), "its nodes are placed [1,3] | [2], the scenario's cluster.placement says [1] | [2,3]") {
+		t.Errorf("another placement: %v", err)
+	}
+	one := Attached{Attacher: placedAttacher{spec: spec}, Run: "r"}
+	if err := one.Start(context.Background(), want, nil); err == nil || !strings.Contains(err.Error(), "placed on one engine") {
+		t.Errorf("a placement against a cluster on one engine: %v", err)
 	}
 }

@@ -11,9 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/ringleader-dev/ringleader/chaos"
+	"github.com/ringleader-dev/ringleader/docker/engine"
 	"github.com/ringleader-dev/ringleader/docker/netfilter"
 	"github.com/ringleader-dev/ringleader/docker/rules"
 	"github.com/ringleader-dev/ringleader/election"
@@ -64,6 +67,9 @@ func (b *Backend) Attach(ctx context.Context, run string, sink history.Sink) (ch
 	b.mu.Lock()
 	b.cli = cli
 	b.mu.Unlock()
+	if err := b.dialOthers(ctx, cli); err != nil {
+		return chaos.ClusterSpec{}, fmt.Errorf("docker: attach %s: %w", run, err)
+	}
 
 	spec, err := b.adoptNodes(ctx, run)
 	if err != nil {
@@ -120,9 +126,11 @@ func (b *Backend) Attach(ctx context.Context, run string, sink history.Sink) (ch
 	return spec, nil
 }
 
-// adoptNodes finds the run's node containers and the cluster they form.
+// adoptNodes finds the run's node containers, on every engine of the
+// backend, and the cluster they form; across engines, each node's engine
+// is where its container was found, and the world's placement says so.
 func (b *Backend) adoptNodes(ctx context.Context, run string) (chaos.ClusterSpec, error) {
-	spec, found, err := findNodes(ctx, b.cli, run, b.cfg.bootTimeout)
+	spec, found, err := findNodes(ctx, b.engineClients(), run, b.cfg.bootTimeout)
 	if err != nil {
 		return chaos.ClusterSpec{}, err
 	}
@@ -134,7 +142,13 @@ func (b *Backend) adoptNodes(ctx context.Context, run string) (chaos.ClusterSpec
 			// netfilter command of the same build.
 			b.cfg.image = f.image
 		}
-		b.nodes[f.id] = newNode(f.id, f.name, f.cid, nil)
+		n := newNode(f.id, f.name, f.cid, nil)
+		n.eng = f.eng
+		b.nodes[f.id] = n
+	}
+	if b.multi() {
+		b.world.Placement = placementOf(found, len(b.cfg.engines))
+		b.logf("attach %s: %d engines, placement %s", run, len(b.cfg.engines), b.world.Placement)
 	}
 	// The world starts with every node down and nothing in force; what
 	// the engine says of each process is applied to it.
@@ -145,12 +159,28 @@ func (b *Backend) adoptNodes(ctx context.Context, run string) (chaos.ClusterSpec
 	return spec, nil
 }
 
-// foundNode is one node container of a running cluster.
+// placementOf groups the nodes found by the engine that holds them, one
+// group per engine (in ID order; empty for an engine that holds none).
+func placementOf(found []foundNode, engines int) chaos.Placement {
+	p := make(chaos.Placement, engines)
+	for _, f := range found {
+		p[f.eng] = append(p[f.eng], f.id)
+	}
+	for _, g := range p {
+		slices.Sort(g)
+	}
+	return p
+}
+
+// foundNode is one node container of a running cluster, on engine eng
+// (an index into the engines searched), read through cli.
 type foundNode struct {
 	id              election.NodeID
 	name, cid       string
 	image           string
 	running, paused bool
+	eng             int
+	cli             client.APIClient
 }
 
 // Describe reads the shape of the running cluster labelled run — the
@@ -160,40 +190,115 @@ type foundNode struct {
 // program is registered under in this process, from what its nodes said
 // of it at boot (program.RegisterHosted), and Program the command line
 // the nodes run; it waits up to a minute for a node to have said it.
-func Describe(ctx context.Context, run string) (chaos.ClusterSpec, error) {
+// With more than one engine in es (--engines; the first the process's
+// own), the nodes are looked for on each, as Attach does WithEngines.
+func Describe(ctx context.Context, run string, es []engine.Engine) (chaos.ClusterSpec, error) {
 	cli, err := newClient(ctx)
 	if err != nil {
 		return chaos.ClusterSpec{}, err
 	}
 	defer cli.Close()
-	spec, _, err := findNodes(ctx, cli, run, 60*time.Second)
+	clis := []client.APIClient{cli}
+	if len(es) > 1 {
+		others, err := dialEngines(ctx, cli, es)
+		if err != nil {
+			return chaos.ClusterSpec{}, fmt.Errorf("docker: describe %s: %w", run, err)
+		}
+		for _, r := range others {
+			defer r.cli.Close()
+			clis = append(clis, r.cli)
+		}
+	}
+	spec, _, err := findNodes(ctx, clis, run, 60*time.Second)
 	return spec, err
 }
 
-// findNodes finds the run's node containers and reads the cluster's shape
-// from their environment (specFromEnv); every container must tell the
-// same. A cluster of programs takes its algorithm from what its nodes
-// said of the program at boot (hostedProgram), waiting up to wait for one
-// to have said it.
-func findNodes(ctx context.Context, cli client.APIClient, run string, wait time.Duration) (chaos.ClusterSpec, []foundNode, error) {
+// engineListing is one engine's node containers of a run.
+type engineListing struct {
+	cli   client.APIClient
+	items []container.Summary
+}
+
+// findNodes finds the run's node containers on every engine of clis (the
+// run's engines in order; one for a cluster on one engine) and reads the
+// cluster's shape from their environment (specFromEnv); every container
+// must tell the same. A cluster of programs takes its algorithm from what
+// its nodes said of the program at boot (hostedProgram), waiting up to
+// wait for one to have said it.
+func findNodes(ctx context.Context, clis []client.APIClient, run string, wait time.Duration) (chaos.ClusterSpec, []foundNode, error) {
 	f := runFilter(run).Add("label", LabelRole+"="+RoleNode)
-	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
-	if err != nil {
-		return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: attach %s: list containers: %w", run, err)
+	var (
+		lists []engineListing
+		total int
+	)
+	for _, cli := range clis {
+		cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+		if err != nil {
+			return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: attach %s: list containers on %s: %w", run, cli.DaemonHost(), err)
+		}
+		lists = append(lists, engineListing{cli: cli, items: cs.Items})
+		total += len(cs.Items)
 	}
-	if len(cs.Items) == 0 {
+	if total == 0 {
 		hint := "start it with `make up`"
 		if run != ComposeRun {
 			hint = "`docker ps --filter label=" + LabelProject + "=" + Project + " --format '{{.Label \"" + LabelRun + "\"}}'` lists the runs that exist"
 		}
-		return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: no node container is labelled %s=%s: no such cluster is running (%s)", LabelRun, run, hint)
+		where := ""
+		if len(clis) > 1 {
+			where = fmt.Sprintf(" on any of the %d engines", len(clis))
+		}
+		return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: no node container is labelled %s=%s%s: no such cluster is running (%s)", LabelRun, run, where, hint)
 	}
 	var (
 		spec  chaos.ClusterSpec
 		found []foundNode
 		seen  = map[election.NodeID]string{}
 	)
-	for _, c := range cs.Items {
+	for eng, l := range lists {
+		var err error
+		if spec, found, err = readNodes(ctx, l, eng, run, spec, found, seen); err != nil {
+			return chaos.ClusterSpec{}, nil, err
+		}
+	}
+	if spec.System != nil {
+		if len(clis) > 1 {
+			return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: attach %s: a system's cluster (%s) runs on one engine; drop --engines", run, spec.System.Name)
+		}
+		// A server's labels name the member, not the membership: the
+		// members are the containers found.
+		for id := range seen {
+			spec.Members = append(spec.Members, id)
+		}
+		slices.Sort(spec.Members)
+	}
+	for _, id := range spec.Members {
+		if _, ok := seen[id]; !ok {
+			return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: attach %s: node %d is a member but has no container%s", run, id, engineHint(len(clis)))
+		}
+	}
+	if len(spec.Program) > 0 {
+		var err error
+		if spec.Algorithm, err = hostedProgram(ctx, run, spec, found, wait); err != nil {
+			return chaos.ClusterSpec{}, nil, err
+		}
+	}
+	return spec, found, nil
+}
+
+// engineHint says, for a member missing on one engine, where else to look.
+func engineHint(engines int) string {
+	if engines > 1 {
+		return fmt.Sprintf(" on any of the %d engines named", engines)
+	}
+	return " (a cluster across engines: name them all with --engines)"
+}
+
+// readNodes reads the node containers one engine listed (engine index
+// eng) into found, checking each against the cluster spec read so far.
+func readNodes(ctx context.Context, l engineListing, eng int, run string, spec chaos.ClusterSpec, found []foundNode, seen map[election.NodeID]string) (chaos.ClusterSpec, []foundNode, error) {
+	cli := l.cli
+	for _, c := range l.items {
 		res, err := cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{})
 		if err != nil {
 			return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: attach %s: inspect %s: %w", run, c.ID[:12], err)
@@ -222,25 +327,8 @@ func findNodes(ctx context.Context, cli client.APIClient, run string, wait time.
 		}
 		seen[id] = name
 		found = append(found, foundNode{id: id, name: name, cid: ct.ID, image: image,
-			running: ct.State != nil && ct.State.Running, paused: ct.State != nil && ct.State.Paused})
-	}
-	if spec.System != nil {
-		// A server's labels name the member, not the membership: the
-		// members are the containers found.
-		for id := range seen {
-			spec.Members = append(spec.Members, id)
-		}
-		slices.Sort(spec.Members)
-	}
-	for _, id := range spec.Members {
-		if _, ok := seen[id]; !ok {
-			return chaos.ClusterSpec{}, nil, fmt.Errorf("docker: attach %s: node %d is a member but has no container", run, id)
-		}
-	}
-	if len(spec.Program) > 0 {
-		if spec.Algorithm, err = hostedProgram(ctx, cli, run, spec, found, wait); err != nil {
-			return chaos.ClusterSpec{}, nil, err
-		}
+			running: ct.State != nil && ct.State.Running, paused: ct.State != nil && ct.State.Paused,
+			eng: eng, cli: cli})
 	}
 	return spec, found, nil
 }
@@ -400,19 +488,30 @@ func (b *Backend) adoptRules(ctx context.Context) error {
 // the delay, their network mode whose namespace they serve — and applies
 // each delay to the world.
 func (b *Backend) adoptDelays(ctx context.Context, run string) error {
-	f := runFilter(run).Add("label", LabelRole+"="+RoleNetfilter)
-	cs, err := b.cli.ContainerList(ctx, client.ContainerListOptions{Filters: f})
-	if err != nil {
-		return fmt.Errorf("docker: attach %s: list helpers: %w", run, err)
-	}
 	byCID := map[string]election.NodeID{}
 	b.mu.Lock()
 	for id, n := range b.nodes {
 		byCID[n.cid] = id
 	}
 	b.mu.Unlock()
+	for eng, cli := range b.engineClients() {
+		if err := b.adoptDelaysOn(ctx, cli, eng, run, byCID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// adoptDelaysOn adopts the delay helpers running on engine eng (a delay
+// helper joins its node's namespace, so it runs on the node's engine).
+func (b *Backend) adoptDelaysOn(ctx context.Context, cli client.APIClient, eng int, run string, byCID map[string]election.NodeID) error {
+	f := runFilter(run).Add("label", LabelRole+"="+RoleNetfilter)
+	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{Filters: f})
+	if err != nil {
+		return fmt.Errorf("docker: attach %s: list helpers on %s: %w", run, cli.DaemonHost(), err)
+	}
 	for _, c := range cs.Items {
-		res, err := b.cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{})
+		res, err := cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{})
 		if err != nil || res.Container.HostConfig == nil || res.Container.Config == nil {
 			continue
 		}
@@ -426,6 +525,7 @@ func (b *Backend) adoptDelays(ctx context.Context, run string) error {
 		}
 		b.mu.Lock()
 		b.delays[id] = delayHelper{cid: c.ID, latency: lat}
+		b.helpers[c.ID] = eng // where it is removed when the delay is healed
 		b.world.Apply(chaos.Fault{Op: chaos.Delay, Nodes: []election.NodeID{id}, Params: chaos.ParamsOf(chaos.DelayMS.OfDur(lat.Delay), chaos.DelayJitter.OfDur(lat.Jitter))}, b.spec.Members)
 		b.mu.Unlock()
 	}
@@ -468,28 +568,35 @@ func parseDelayArgs(cmd []string) (latency, bool) {
 func (b *Backend) detach(ctx context.Context) error {
 	b.followers.Wait()
 	b.mu.Lock()
-	cli := b.cli
 	keep := map[string]bool{}
 	for _, h := range b.delays {
 		keep[h.cid] = true
 	}
-	var gone []string
+	type helper struct {
+		id  string
+		cli *testcontainers.DockerClient
+	}
+	var gone []helper
 	for id := range b.helpers {
 		if !keep[id] {
-			gone = append(gone, id)
+			gone = append(gone, helper{id, b.cliOfHelperLocked(id)})
 		}
 	}
+	others := b.others
 	b.mu.Unlock()
-	if cli == nil {
-		return nil
-	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	var errs []error
-	for _, id := range gone {
-		if _, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !isNotFound(err) {
+	for _, h := range gone {
+		if h.cli == nil {
+			continue
+		}
+		if _, err := h.cli.ContainerRemove(ctx, h.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !isNotFound(err) {
 			errs = append(errs, err)
 		}
+	}
+	for _, r := range others {
+		r.cli.Close()
 	}
 	return errors.Join(errs...)
 }

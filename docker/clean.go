@@ -3,6 +3,8 @@ package docker
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
@@ -68,13 +70,20 @@ func clean(ctx context.Context, s reaper.Sweep, force bool) (Cleaned, error) {
 // need not be this process's: what `ringleader clean --engines` does on
 // each engine named, the first last, since a run's overlay network lives
 // there and goes once no other engine has a container on it.
+// On a swarm worker the run's overlay is left to the manager's sweep.
 func CleanOn(ctx context.Context, e engine.Engine, run string, force bool) (Cleaned, error) {
 	cli, err := e.Client()
 	if err != nil {
 		return Cleaned{}, err
 	}
 	defer cli.Close()
-	return cleanWith(ctx, cli, reaper.Sweep{Run: run, Images: run == ""}, force)
+	s := reaper.Sweep{Run: run, Images: run == ""}
+	info, err := cli.Info(ctx, client.InfoOptions{})
+	if err != nil {
+		return Cleaned{}, fmt.Errorf("docker: clean: %w", err)
+	}
+	s.LeaveSwarmNetworks = info.Info.Swarm.NodeID != "" && !info.Info.Swarm.ControlAvailable
+	return cleanWith(ctx, cli, s, force)
 }
 
 func cleanWith(ctx context.Context, cli client.APIClient, s reaper.Sweep, force bool) (Cleaned, error) {
@@ -144,12 +153,34 @@ func Leftovers(ctx context.Context, run string, except ...map[string]string) ([]
 	return reaper.LeftExcept(ctx, cli, run, ex)
 }
 
-// LeftoversOn is Leftovers on engine e.
+// LeftoversOn is Leftovers on engine e. A run's overlay network stays
+// listed for a moment after the manager removed it, on the manager and
+// on every worker that had an endpoint on it: while networks alone are
+// left, it looks again, for up to five seconds.
 func LeftoversOn(ctx context.Context, e engine.Engine, run string, except map[string]string) ([]string, error) {
 	cli, err := e.Client()
 	if err != nil {
 		return nil, err
 	}
 	defer cli.Close()
-	return reaper.LeftExcept(ctx, cli, run, except)
+	for i := 0; ; i++ {
+		left, err := reaper.LeftExcept(ctx, cli, run, except)
+		if err != nil || len(left) == 0 || i == 25 || !onlyNetworks(left) {
+			return left, err
+		}
+		select {
+		case <-ctx.Done():
+			return left, nil
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func onlyNetworks(left []string) bool {
+	for _, l := range left {
+		if !strings.HasPrefix(l, "network ") {
+			return false
+		}
+	}
+	return true
 }

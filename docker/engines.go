@@ -108,6 +108,24 @@ func (b *Backend) connectEngines(ctx context.Context, cli *testcontainers.Docker
 	if err := engine.SameSwarm(ctx, es); err != nil {
 		return fmt.Errorf("docker: run %s: %w", b.run, err)
 	}
+	others, err := dialEngines(ctx, cli, es)
+	if err != nil {
+		return fmt.Errorf("docker: run %s: %w", b.run, err)
+	}
+	b.mu.Lock()
+	b.others = others
+	b.world.Placement = placement
+	b.mu.Unlock()
+	b.logf("run %s: %d engines, placement %s", b.run, len(es), placement)
+	return nil
+}
+
+// dialEngines checks that es[0] is cli's engine and dials the others;
+// the first that cannot be dialled is the error (never skipped).
+func dialEngines(ctx context.Context, cli *testcontainers.DockerClient, es []engine.Engine) ([]*remote, error) {
+	if got := cli.DaemonHost(); got != es[0].Host {
+		return nil, fmt.Errorf("the first of the engines is %s, but this process uses %s (pin it: DOCKER_HOST=%s)", es[0], got, es[0].Host)
+	}
 	var others []*remote
 	for _, e := range es[1:] {
 		c, err := testcontainers.NewDockerClientWithOpts(ctx, e.Options()...)
@@ -119,16 +137,39 @@ func (b *Backend) connectEngines(ctx context.Context, cli *testcontainers.Docker
 			for _, r := range others {
 				r.cli.Close()
 			}
-			return fmt.Errorf("docker: engine %s: %w", e, err)
+			return nil, fmt.Errorf("docker: engine %s: %w", e, err)
 		}
 		others = append(others, &remote{e: e, cli: c})
 	}
+	return others, nil
+}
+
+// dialOthers, for an Attach across several engines, dials every engine
+// beyond cli's (the first).
+func (b *Backend) dialOthers(ctx context.Context, cli *testcontainers.DockerClient) error {
+	if !b.multi() {
+		return nil
+	}
+	others, err := dialEngines(ctx, cli, b.cfg.engines)
+	if err != nil {
+		return err
+	}
 	b.mu.Lock()
 	b.others = others
-	b.world.Placement = placement
 	b.mu.Unlock()
-	b.logf("run %s: %d engines, placement %s", b.run, len(es), placement)
 	return nil
+}
+
+// engineClients are the clients of the run's engines, in order: the
+// first's alone on one engine.
+func (b *Backend) engineClients() []client.APIClient {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	clis := []client.APIClient{b.cli}
+	for _, r := range b.others {
+		clis = append(clis, r.cli)
+	}
+	return clis
 }
 
 // Placement is which engine holds each node, by engine address (nil on
@@ -201,7 +242,12 @@ const firstOverlayHost = 32
 // network with a configured subnet takes fixed addresses.
 func (b *Backend) createOverlay(ctx context.Context, members []election.NodeID) (*testcontainers.DockerNetwork, map[election.NodeID]netip.Addr, error) {
 	name := fmt.Sprintf("rl-%s-overlay", b.run)
-	opts := client.NetworkCreateOptions{Driver: "overlay", Attachable: true, Labels: labels(b.run, RoleNetwork)}
+	// Internal: the nodes need no way out, and a container on a
+	// non-internal overlay gets a second endpoint, on docker_gwbridge,
+	// for one: a veth more per node, and endpoints the engine was seen
+	// to keep counting after a 64-node run under heavy load (which then
+	// barred the rig's removal of the bridge).
+	opts := client.NetworkCreateOptions{Driver: "overlay", Attachable: true, Internal: true, Labels: labels(b.run, RoleNetwork)}
 	probe, err := b.cli.NetworkCreate(ctx, name+"-probe", opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("docker: run %s: create overlay network: %w", b.run, err)
@@ -278,6 +324,60 @@ func (b *Backend) startPlacedNode(ctx, followCtx context.Context, nw *testcontai
 	return nil
 }
 
+// awaitOverlayPeers waits, for up to d, until every engine that holds a
+// node lists every such engine among the overlay's peers: the engines
+// that joined the network's gossip, which carries each endpoint's
+// address to the others. An engine not yet among a peer's is one whose
+// nodes the peer's kernel cannot reach yet (its messages to them go
+// nowhere), so a run across engines counts its nodes up only after this
+// holds. Measured on the rig it holds within half a second of the last
+// node's start; the error names what each engine lists when it does not.
+func (b *Backend) awaitOverlayPeers(ctx context.Context, d time.Duration) error {
+	b.mu.Lock()
+	netName := b.netName
+	want := 0
+	for _, g := range b.world.Placement {
+		if len(g) > 0 {
+			want++
+		}
+	}
+	var clis []*testcontainers.DockerClient
+	for i, g := range b.world.Placement {
+		if len(g) > 0 {
+			clis = append(clis, b.cliOfLocked(&node{eng: i}))
+		}
+	}
+	b.mu.Unlock()
+	t0 := time.Now()
+	deadline := t0.Add(d)
+	for {
+		var seen []string
+		all := true
+		for _, cli := range clis {
+			res, err := cli.NetworkInspect(ctx, netName, client.NetworkInspectOptions{})
+			n := len(res.Network.Peers)
+			all = all && err == nil && n >= want
+			if err != nil {
+				seen = append(seen, fmt.Sprintf("%s: %v", cli.DaemonHost(), err))
+			} else {
+				seen = append(seen, fmt.Sprintf("%s lists %d", cli.DaemonHost(), n))
+			}
+		}
+		if all {
+			b.logf("run %s: every engine among the overlay's peers after %v", b.run, time.Since(t0).Round(time.Millisecond))
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("docker: run %s: the overlay %s has not reached every engine within %v: of %d engines, %s (the engines' gossip, TCP and UDP 7946, and VXLAN, UDP 4789, must pass between them; docs/engines.md)", b.run, netName, d, want, strings.Join(seen, ", "))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // removeNode removes the container of a node started by
 // startPlacedNode (testcontainers removes the others), with its
 // anonymous volumes; the run volume goes with the run's sweep.
@@ -334,7 +434,11 @@ func (b *Backend) removeOverlay(ctx context.Context, netID string) error {
 	var err error
 	for i := 0; i < 20; i++ {
 		_, err = b.cli.NetworkRemove(ctx, netID, client.NetworkRemoveOptions{})
-		if err == nil || isNotFound(err) {
+		if err == nil || isNotFound(err) || b.overlayGone(ctx, netID) {
+			// A refused removal may still have gone through (the
+			// swarm removes the network a moment later), and the
+			// next one is then told "not found" with a status
+			// that does not say so.
 			return nil
 		}
 		select {
@@ -344,6 +448,12 @@ func (b *Backend) removeOverlay(ctx context.Context, netID string) error {
 		}
 	}
 	return err
+}
+
+// overlayGone says whether the first engine no longer lists network id.
+func (b *Backend) overlayGone(ctx context.Context, id string) bool {
+	ns, err := b.cli.NetworkList(ctx, client.NetworkListOptions{Filters: make(client.Filters).Add("id", id)})
+	return err == nil && len(ns.Items) == 0
 }
 
 // uniq is its arguments without repeats, in order.

@@ -27,11 +27,11 @@ import (
 // node runtime writes (a program's own output goes to the node, not to
 // the log). It waits up to wait for a node to have logged its boot: a
 // program's node logs it once the program has answered its probe.
-func hostedProgram(ctx context.Context, cli client.APIClient, run string, spec chaos.ClusterSpec, found []foundNode, wait time.Duration) (string, error) {
+func hostedProgram(ctx context.Context, run string, spec chaos.ClusterSpec, found []foundNode, wait time.Duration) (string, error) {
 	deadline := time.Now().Add(wait)
 	for {
 		for _, f := range found {
-			pb, booted, err := programBoot(ctx, cli, f.cid)
+			pb, booted, err := programBoot(ctx, f.cli, f.cid)
 			switch {
 			case err != nil:
 				return "", fmt.Errorf("docker: attach %s: read %s's log: %w", run, f.name, err)

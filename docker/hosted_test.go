@@ -43,7 +43,7 @@ func TestAttachJudgesAClusterOfProgramsByItsNodesWord(t *testing.T) {
 	await(t, owner, "all on 3", allSee(ids(1, 2, 3), 3))
 
 	ctx := context.Background()
-	described, err := Describe(ctx, owner.Run())
+	described, err := Describe(ctx, owner.Run(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

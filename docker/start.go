@@ -163,6 +163,11 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	if err := b.refreshIPs(ctx); err != nil {
 		return err
 	}
+	if b.multi() {
+		if err := b.awaitOverlayPeers(ctx, b.cfg.bootTimeout); err != nil {
+			return err
+		}
+	}
 	booted, err := b.waitFor(ctx, b.cfg.bootTimeout, func() bool {
 		for _, n := range b.nodes {
 			if len(n.rec.Boots) == 0 {

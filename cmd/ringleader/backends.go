@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -54,16 +55,17 @@ type world struct {
 	// defaultRun is the run label of the cluster fault and watch reach
 	// when none is named (the one `make up` starts).
 	defaultRun string
-	// watch opens what `ringleader watch` reads a running cluster through,
-	// and what closes it; nil: nothing to watch.
-	watch func(ctx context.Context) (watch.Engine, func() error, error)
+	// watch opens what `ringleader watch` reads a running cluster through
+	// (one source per engine of es, or the one engine when es names
+	// fewer than two), and what closes it; nil: nothing to watch.
+	watch func(ctx context.Context, es []engine.Engine) ([]watch.Source, func() error, error)
 	// describe reads a running cluster's shape without attaching (for a
 	// cluster of programs, the program as its nodes describe it,
 	// registered in this process); programCommand is the command line a
 	// program runs as in this world's nodes. run --attach compares the
 	// two for a scenario that names a program, so that the program is
 	// never started here.
-	describe       func(ctx context.Context, run string) (chaos.ClusterSpec, error)
+	describe       func(ctx context.Context, run string, es []engine.Engine) (chaos.ClusterSpec, error)
 	programCommand func(argv []string, runtime string) (string, error)
 }
 
@@ -71,7 +73,7 @@ type world struct {
 type worldOptions struct {
 	image              string
 	progress, warnings io.Writer
-	// engines a cluster spans (run --engines); none: the one engine.
+	// engines a cluster spans (--engines); none: the one engine.
 	engines []engine.Engine
 }
 
@@ -88,18 +90,12 @@ var worlds = map[string]world{
 			return docker.New(docker.WithImage(o.image), docker.WithBuild(false), docker.WithWarnings(o.warnings), docker.WithProgress(o.progress), docker.WithEngines(o.engines))
 		},
 		attach: func(o worldOptions) chaos.Attacher {
-			return docker.New(docker.WithBuild(false), docker.WithWarnings(o.warnings), docker.WithProgress(o.progress))
+			return docker.New(docker.WithBuild(false), docker.WithWarnings(o.warnings), docker.WithProgress(o.progress), docker.WithEngines(o.engines))
 		},
 		defaultRun:     docker.ComposeRun,
 		describe:       docker.Describe,
 		programCommand: docker.ProgramCommand,
-		watch: func(ctx context.Context) (watch.Engine, func() error, error) {
-			cli, err := docker.NewClient(ctx)
-			if err != nil {
-				return nil, nil, err
-			}
-			return cli, cli.Close, nil
-		},
+		watch:          watchSources,
 	},
 	"sim": {
 		title:        "simulator",
@@ -107,6 +103,40 @@ var worlds = map[string]world{
 		parallelRule: "one per core",
 		start:        func(worldOptions) chaos.Backend { return &sim.Backend{} },
 	},
+}
+
+// watchSources opens a client of every engine of es for watch (the
+// process's own engine when es names fewer than two); the returned
+// function closes them.
+func watchSources(ctx context.Context, es []engine.Engine) ([]watch.Source, func() error, error) {
+	if len(es) < 2 {
+		cli, err := docker.NewClient(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []watch.Source{{Engine: cli}}, cli.Close, nil
+	}
+	var (
+		srcs   []watch.Source
+		closes []func() error
+	)
+	closeAll := func() error {
+		var errs []error
+		for _, c := range closes {
+			errs = append(errs, c())
+		}
+		return errors.Join(errs...)
+	}
+	for _, e := range es {
+		c, err := e.Client()
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		srcs = append(srcs, watch.Source{Name: e.Host, Engine: c})
+		closes = append(closes, c.Close)
+	}
+	return srcs, closeAll, nil
 }
 
 // perCore says n runs per core in words.

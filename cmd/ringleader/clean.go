@@ -124,6 +124,7 @@ func cleanEngines(ctx context.Context, list, run string, force bool) int {
 		return 1
 	}
 	status, nothing := 0, true
+	live := map[string]map[string]string{}
 	for _, e := range slices.Backward(es) {
 		c, err := docker.CleanOn(ctx, e, run, force)
 		for _, l := range c.Lines() {
@@ -138,8 +139,13 @@ func cleanEngines(ctx context.Context, list, run string, force bool) int {
 			fmt.Fprintf(os.Stderr, "ringleader clean: %s: %v\n", e.Host, err)
 			status = 1
 		}
+		live[e.Host] = c.LiveRuns
+	}
+	// What is left is asked once every engine is swept: a worker lists
+	// the run's overlay until the manager, swept last, removed it.
+	for _, e := range es {
 		lctx, lcancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-		left, lerr := docker.LeftoversOn(lctx, e, run, c.LiveRuns)
+		left, lerr := docker.LeftoversOn(lctx, e, run, live[e.Host])
 		lcancel()
 		switch {
 		case lerr != nil:

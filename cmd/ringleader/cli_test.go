@@ -157,7 +157,11 @@ func TestUpRefusesWhatCannotStartBeforeTouchingTheEngine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"up"}, "--system is required (built in: etcd, nats-jetstream"},
+		{[]string{"up"}, "name either --system (built in: etcd, nats-jetstream"},
+		{[]string{"up", "--system", "etcd", "--algorithm", "bully"}, "name either --system"},
+		{[]string{"up", "--algorithm", "paxos"}, `--algorithm: unknown algorithm "paxos"`},
+		{[]string{"up", "--system", "etcd", "--engines", "unix:///a.sock,unix:///b.sock"}, "a system's cluster runs on one engine"},
+		{[]string{"up", "--algorithm", "bully", "--engines", "unix:///a.sock,,unix:///b.sock"}, "--engines: engines"},
 		{[]string{"up", "--system", "zookeeper"}, `unknown system "zookeeper"`},
 		{[]string{"up", "--system", "etcd", "--options", "election=5"}, "election"},
 		{[]string{"up", "--system", "etcd", "--nodes", "0"}, "--nodes 0"},

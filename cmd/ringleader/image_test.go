@@ -173,6 +173,11 @@ func TestFaultAndRunAttachOnAClusterOfPrograms(t *testing.T) {
 	r := ringleader(t, args...)
 	r.wantCode(t, 0, args...)
 	wantContains(t, "stdout", r.stdout, run+": kill leader → node 3", "settled after")
+	// On one engine there is nothing to cut along, and fault says so.
+	args = []string{"fault", "--run", run, "partition", "engines"}
+	r = ringleader(t, args...)
+	r.wantCode(t, 1, args...)
+	wantContains(t, "stderr", r.stderr, "runs on one engine, so there is nothing to cut along", "--engines A,B")
 
 	dir := t.TempDir()
 	scenario := func(file, prog string) string {

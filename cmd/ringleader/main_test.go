@@ -515,6 +515,7 @@ func TestFaultRefusesBadWordsBeforeTouchingAnything(t *testing.T) {
 		{[]string{"fault", "explode", "5"}, "unknown fault"},
 		{[]string{"fault", "partition", "odd"}, "not a group of node IDs"},
 		{[]string{"fault", "cut", "1"}, "two node IDs"},
+		{[]string{"fault", "--engines", "unix:///a.sock,,unix:///b.sock", "kill", "1"}, "--engines: engines"},
 	} {
 		r := ringleader(t, c.args...)
 		r.wantCode(t, 2, c.args...)
@@ -522,5 +523,8 @@ func TestFaultRefusesBadWordsBeforeTouchingAnything(t *testing.T) {
 	}
 	r := ringleader(t, "fault", "-h")
 	r.wantCode(t, 0, "fault", "-h")
-	wantContains(t, "fault -h", r.stdout, "partition 1,2,3 4,5", "isolate TARGET", "cut A B [--one-way]", "--run")
+	wantContains(t, "fault -h", r.stdout, "partition 1,2,3 4,5", "isolate TARGET", "cut A B [--one-way]", "--run", "--engines", "partition engines")
+	r = ringleader(t, "watch", "-h")
+	r.wantCode(t, 0, "watch", "-h")
+	wantContains(t, "watch -h", r.stdout, "--engines", "which engine holds each node")
 }

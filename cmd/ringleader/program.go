@@ -98,7 +98,7 @@ func notBuilt(err error, argv []string) string {
 // program is registered under from their word. Status 2 when the
 // scenario's program could not run in that world at all, 1 when the
 // cluster cannot be read or hosts something else.
-func attachPrograms(ctx context.Context, scs []*scenario.Scenario, w world, run string, stderr io.Writer) int {
+func attachPrograms(ctx context.Context, scs []*scenario.Scenario, w world, run, engines string, stderr io.Writer) int {
 	var (
 		spec chaos.ClusterSpec
 		read bool
@@ -114,7 +114,12 @@ func attachPrograms(ctx context.Context, scs []*scenario.Scenario, w world, run 
 			return 2
 		}
 		if !read {
-			if spec, err = w.describe(ctx, run); err != nil {
+			es, err := connectEngines(ctx, engines)
+			if err != nil {
+				fmt.Fprintf(stderr, "ringleader run: --engines: %v\n", err)
+				return 1
+			}
+			if spec, err = w.describe(ctx, run, es); err != nil {
 				fmt.Fprintf(stderr, "ringleader run: --attach %s: %v\n", run, err)
 				return 1
 			}

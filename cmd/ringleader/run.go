@@ -68,7 +68,7 @@ func runCmd(args []string) int {
 	fs.BoolVar(&f.build, "build", true, "build the node image from this source tree first (docker backend)")
 	f.programTimeout = programTimeoutFlag(fs)
 	fs.StringVar(&f.system, "system", "", "run scenarios written for a system's model algorithm against the real `SYSTEM` (etcd, or a system file): a raft scenario on etcd with the same timeouts (docker backend)")
-	fs.StringVar(&f.engines, "engines", os.Getenv(engine.EnginesEnv), "spread each cluster over these Docker engines, `A,B,...` (hosts or contexts; the first is the one this process uses), which must share one swarm (docs/engines.md); default $"+engine.EnginesEnv)
+	fs.StringVar(&f.engines, "engines", os.Getenv(engine.EnginesEnv), "spread each cluster over these Docker engines (with --attach: find the running cluster's nodes on each), `A,B,...` (hosts or contexts; the first is the one this process uses), which must share one swarm (docs/engines.md); default $"+engine.EnginesEnv)
 	fs.StringVar(&f.attach, "attach", "", "play the scenarios on the running `CLUSTER` (compose, or a harness run's label) instead of starting one; its shape must match each scenario's")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: ringleader run [scenario.yaml|dir ...] [flags]\n\nRuns scenarios (default: every file in scenarios/) and judges them.\nExit status: 0 all passed, 1 an expectation or checker verdict failed, 2 invalid scenario or flags,\n130 interrupted (SIGINT, SIGTERM, SIGHUP), 141 the output was closed (| head); either way the cluster is removed first.\n\nFlags:\n")
@@ -88,9 +88,6 @@ func runCmd(args []string) int {
 		}
 		if !w.real {
 			return usageError("run", "--engines spreads containers over Docker engines; with --backend %s, cluster.placement groups the nodes", f.backend)
-		}
-		if f.attach != "" {
-			return usageError("run", "--engines starts a cluster of its own; --attach plays on a running one")
 		}
 	}
 	if f.attach != "" {
@@ -141,7 +138,7 @@ func runCmd(args []string) int {
 	}
 
 	if f.attach != "" {
-		if code := attachPrograms(context.Background(), scs, w, f.attach, os.Stderr); code != 0 {
+		if code := attachPrograms(context.Background(), scs, w, f.attach, f.engines, os.Stderr); code != 0 {
 			return code
 		}
 	} else if code := registerPrograms(scs, w, f.backend, *f.programTimeout, flagGiven(fs, "program-timeout"), os.Stderr); code != 0 {
@@ -234,15 +231,14 @@ func runScenarios(ctx context.Context, scs []*scenario.Scenario, f runFlags, w w
 		newBackend = func() chaos.Backend { return chaos.Attached{Attacher: w.attach(opts), Run: f.attach} }
 	}
 	if w.real && f.engines != "" {
-		es, err := engine.ConnectList(ctx, f.engines)
+		// The first engine is the process's: the image is built there
+		// and copied to the others.
+		es, err := connectEngines(ctx, f.engines)
 		if err != nil {
 			fmt.Fprintf(stderr, "ringleader run: --engines: %v\n", err)
 			return 1
 		}
 		if len(es) > 1 {
-			// The first engine is the process's: the image is built
-			// there and copied to the others.
-			es[0].Pin()
 			opts.engines = es
 		}
 	}

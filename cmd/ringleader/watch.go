@@ -27,6 +27,7 @@ func runWatch(args []string) int {
 	run := fs.String("run", worlds[liveWorld].defaultRun, "run label of the cluster: compose (make up), or a harness run's label")
 	asJSON := fs.Bool("json", false, "one JSON record per change, for tools")
 	httpAddr := fs.String("http", "", "also serve a live page of the lanes on this loopback address, e.g. 127.0.0.1:8090")
+	engines := enginesFlag(fs, "watch a cluster that spans these Docker engines, showing which engine holds each node")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: ringleader watch [flags]\n\n"+
 			"Shows every node of a running cluster as it goes: the leader it views, its\n"+
@@ -36,6 +37,8 @@ func runWatch(args []string) int {
 			"engine, never the cluster's network, so it sees through every fault and\n"+
 			"changes nothing it watches. A real server's members (docs/systems.md) write\n"+
 			"no event lines: those it asks who leads, over their probe, every 200 ms.\n"+
+			"With --engines (or RINGLEADER_ENGINES) it finds the nodes on every engine\n"+
+			"named and shows which engine holds each.\n"+
 			"On a terminal the view is redrawn in place;\n"+
 			"otherwise it prints one line per change. See docs/watch.md.\n\nFlags:\n")
 		printFlags(fs.Output(), fs)
@@ -63,13 +66,18 @@ func runWatch(args []string) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	eng, closeEngine, err := worlds[liveWorld].watch(ctx)
+	es, err := connectEngines(ctx, *engines)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ringleader watch: --engines: %v\n", err)
+		return 1
+	}
+	srcs, closeEngines, err := worlds[liveWorld].watch(ctx, es)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ringleader watch: %v\n", err)
 		return 1
 	}
-	defer closeEngine()
-	err = watch.Run(ctx, watch.Options{Run: *run, Output: out, Out: os.Stdout, HTTP: *httpAddr, Engine: eng,
+	defer closeEngines()
+	err = watch.Run(ctx, watch.Options{Run: *run, Output: out, Out: os.Stdout, HTTP: *httpAddr, Engines: srcs,
 		Served: func(url string) { fmt.Fprintf(os.Stderr, "watch: live page on %s\n", url) }})
 	switch {
 	case err == nil, watch.OutputClosed(err):

@@ -99,6 +99,11 @@ type Sweep struct {
 	// containers, networks and volumes, and every image their containers
 	// use.
 	Keep map[string]string
+	// LeaveSwarmNetworks leaves the networks of swarm scope (a run's
+	// overlay) alone: a worker engine of a swarm lists them while it has
+	// endpoints on them, and a moment after, but cannot remove them
+	// ("This node is not a swarm manager"); the manager's sweep does.
+	LeaveSwarmNetworks bool
 }
 
 // Do removes what s selects, Parallel at a time: containers first (forced,
@@ -141,6 +146,9 @@ func (s Sweep) Do(ctx context.Context, cli client.APIClient) (Removed, error) {
 	for _, n := range ns.Items {
 		if why, ok := s.Keep[n.Labels[LabelRun]]; ok {
 			rm.Kept = append(rm.Kept, "network "+n.Name+": "+why)
+			continue
+		}
+		if s.LeaveSwarmNetworks && n.Scope == "swarm" {
 			continue
 		}
 		nids, nnames = append(nids, n.ID), append(nnames, n.Name)

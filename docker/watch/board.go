@@ -59,6 +59,9 @@ const DefaultRateWindow = 2 * time.Second
 type NodeStatus struct {
 	Node      election.NodeID `json:"node"`
 	Container string          `json:"container,omitempty"`
+	// Engine is the Docker engine that holds the node's container, when
+	// the cluster spans several (as --engines named it); empty on one.
+	Engine string `json:"engine,omitempty"`
 	// State is the container's state; Isolated says it is attached to
 	// no network at all (docker network disconnect).
 	State    State  `json:"state"`
@@ -358,6 +361,24 @@ func (b *Board) SetState(id election.NodeID, container string, s State, isolated
 	st.Container, st.State, st.Isolated = container, s, isolated
 	out := []Change{b.changeOf(ChangeState, n, at)}
 	return append(out, b.checkAlarm(at)...)
+}
+
+// SetEngine records which engine holds node id's container (a cluster
+// across engines). It is part of every status that follows and is no
+// change of its own: it comes with the node's first input.
+func (b *Board) SetEngine(id election.NodeID, engine string) {
+	b.node(id).status.Engine = engine
+}
+
+// Engines says whether the nodes' engines are known: the cluster spans
+// several, and views show the engine of each node.
+func (b *Board) Engines() bool {
+	for _, n := range b.nodes {
+		if n.status.Engine != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Probe feeds one probe answer of member id of a real server's cluster

@@ -341,3 +341,52 @@ func TestBoardShowsClockAndCutsTheNodeSays(t *testing.T) {
 		t.Fatalf("after a restart the board still shows %+v", s)
 	}
 }
+
+// TestBoardShowsEachNodesEngine: inputs of a cluster across engines name
+// their node's engine; the board keeps it in every status, the screen
+// gets an ENGINE column with each engine's short name and says how many
+// engines, and a change's line says where its node runs. On one engine
+// (no engine named) nothing of it shows.
+func TestBoardShowsEachNodesEngine(t *testing.T) {
+	const first, second = "unix:///var/run/docker.sock", "unix:///var/run/ringleader-h2.sock"
+	b := NewBoard(0)
+	one := NewBoard(0)
+	for id, eng := range map[election.NodeID]string{1: first, 2: second, 3: first} {
+		n := &nodeLog{id: id}
+		Input{Node: id, Line: n.boot_(0, fmt.Sprint("b", id)), Engine: eng}.Feed(b)
+		Input{Node: id, Line: n.boot_(0, fmt.Sprint("b", id))}.Feed(one)
+	}
+	cs := Input{Node: 2, Container: "rl-r-node2", State: Down, Logged: t0.Add(time.Second), Engine: second}.Feed(b)
+	if len(cs) == 0 || cs[0].Engine != second {
+		t.Fatalf("node 2's change does not name its engine: %+v", cs)
+	}
+	if line := lineOf(cs[0]); !strings.Contains(line, "node 2 on ringleader-h2 container down") {
+		t.Errorf("line %q does not say where node 2 runs", line)
+	}
+	if s := statusOf(t, b, 1, t0.Add(time.Second)); s.Engine != first {
+		t.Errorf("node 1's status says engine %q, want %q", s.Engine, first)
+	}
+	text := screenText(b, t0.Add(time.Second), "r", false)
+	for _, want := range []string{"3 nodes across 2 engines", "NODE  ENGINE        STATE", "    2 ringleader-h2 down", "    1 docker        running"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, text)
+		}
+	}
+	if text := screenText(one, t0.Add(time.Second), "r", false); strings.Contains(text, "ENGINE") || strings.Contains(text, "engines") {
+		t.Errorf("on one engine the screen speaks of engines:\n%s", text)
+	}
+}
+
+func TestEngineShort(t *testing.T) {
+	for in, want := range map[string]string{
+		"unix:///var/run/docker.sock":        "docker",
+		"unix:///var/run/ringleader-h2.sock": "ringleader-h2",
+		"tcp://10.0.0.7:2376":                "10.0.0.7:2376",
+		"ssh://me@host":                      "me@host",
+		"prod-east":                          "prod-east",
+	} {
+		if got := EngineShort(in); got != want {
+			t.Errorf("EngineShort(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

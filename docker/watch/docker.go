@@ -55,10 +55,16 @@ type Input struct {
 	// Live is false while Follow replays what happened before it
 	// started, true once it follows as things happen.
 	Live bool
+	// Engine names the engine that holds the node, for a cluster that
+	// spans several (FollowEngines); empty on one engine.
+	Engine string
 }
 
 // Feed applies in to b and returns what changed.
 func (in Input) Feed(b *Board) []Change {
+	if in.Engine != "" {
+		b.SetEngine(in.Node, in.Engine)
+	}
 	if in.Line != nil {
 		return b.Line(in.Node, in.Line, in.Logged)
 	}
@@ -88,14 +94,34 @@ var ErrNoNodes = errors.New("no node containers")
 // returns ErrNoNodes (wrapped) when no container carries the run's
 // labels when it starts.
 func Follow(ctx context.Context, eng Engine, run string, out chan<- Input) error {
-	f := &follower{eng: eng, run: run, out: out, byID: map[string]*watched{}, serverIDs: map[string]election.NodeID{}}
+	return FollowEngines(ctx, []Source{{Engine: eng}}, run, out)
+}
+
+// Source is one Docker engine a cluster's nodes run on, and the name the
+// board shows for the nodes it holds (its address as --engines named it).
+type Source struct {
+	Name   string
+	Engine Engine
+}
+
+// FollowEngines is Follow for a cluster that spans several engines (a
+// run across engines, docs/engines.md): the nodes are looked for on
+// every source, each node's log and state are read from the engine that
+// holds it, and with more than one source every input names its node's
+// engine (Input.Engine). It returns ErrNoNodes (wrapped) when no engine
+// holds a container of the run when it starts.
+func FollowEngines(ctx context.Context, srcs []Source, run string, out chan<- Input) error {
+	if len(srcs) == 0 {
+		return errors.New("watch: no engine to read the cluster from")
+	}
+	f := &follower{srcs: srcs, run: run, out: out, byID: map[string]*watched{}, serverIDs: map[string]election.NodeID{}}
 	return f.watchAll(ctx)
 }
 
 type follower struct {
-	eng Engine
-	run string
-	out chan<- Input
+	srcs []Source
+	run  string
+	out  chan<- Input
 
 	mu   sync.Mutex
 	byID map[string]*watched
@@ -105,12 +131,14 @@ type follower struct {
 	wg        sync.WaitGroup
 }
 
-// watched is one node container.
+// watched is one node container, on engine src (an index into the
+// follower's sources).
 type watched struct {
 	id   string
 	name string
 	node election.NodeID
 	tty  bool
+	src  int
 	// sys is the system a real server's container runs (nil for an
 	// election node), ip its address on the run's network.
 	sys *system.System
@@ -126,6 +154,55 @@ func (w *watched) wake() {
 	close(w.started)
 	w.started = make(chan struct{})
 	w.mu.Unlock()
+}
+
+// engineOf is the engine that holds w.
+func (f *follower) engineOf(w *watched) Engine { return f.srcs[w.src].Engine }
+
+// engineName is what inputs of engine src say of it: its name, when the
+// cluster spans several engines.
+func (f *follower) engineName(src int) string {
+	if len(f.srcs) < 2 {
+		return ""
+	}
+	return f.srcs[src].Name
+}
+
+// event is a message of one engine's event stream, with the engine's
+// index.
+type event struct {
+	src int
+	m   events.Message
+}
+
+// listen merges the events every engine sends that match opts into one
+// channel; the first stream error ends it (errs).
+func (f *follower) listen(ctx context.Context, opts client.EventsListOptions) (<-chan event, <-chan error) {
+	msgs, errs := make(chan event), make(chan error, len(f.srcs))
+	for i, s := range f.srcs {
+		r := s.Engine.Events(ctx, opts)
+		f.wg.Go(func() {
+			for {
+				select {
+				case m, ok := <-r.Messages:
+					if !ok {
+						return
+					}
+					select {
+					case msgs <- event{i, m}:
+					case <-ctx.Done():
+						return
+					}
+				case err := <-r.Err:
+					errs <- err
+					return
+				case <-ctx.Done():
+					return
+				}
+			}
+		})
+	}
+	return msgs, errs
 }
 
 func (f *follower) send(ctx context.Context, in Input) bool {
@@ -145,33 +222,42 @@ func (f *follower) watchAll(ctx context.Context) error {
 	// missed; handle what was heard once the past is replayed.
 	start := time.Now()
 	sinceArg := unixArg(start)
-	cev := f.eng.Events(ctx, client.EventsListOptions{Since: sinceArg, Filters: Selector(f.run).Add("type", string(events.ContainerEventType))})
-	nev := f.eng.Events(ctx, client.EventsListOptions{Since: sinceArg, Filters: make(client.Filters).Add("type", string(events.NetworkEventType)).
+	cev, cerr := f.listen(ctx, client.EventsListOptions{Since: sinceArg, Filters: Selector(f.run).Add("type", string(events.ContainerEventType))})
+	nev, nerr := f.listen(ctx, client.EventsListOptions{Since: sinceArg, Filters: make(client.Filters).Add("type", string(events.NetworkEventType)).
 		Add("event", string(events.ActionConnect)).Add("event", string(events.ActionDisconnect))})
 
-	list, err := f.eng.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: Selector(f.run)})
-	if err != nil {
-		return fmt.Errorf("watch: list run %s: %w", f.run, err)
-	}
-	if len(list.Items) == 0 {
-		return fmt.Errorf("watch: run %s: %w labelled %s=%s, %s=%s, %s=%s (is it up? make up starts the compose cluster)",
-			f.run, ErrNoNodes, docker.LabelProject, docker.Project, docker.LabelRun, f.run, docker.LabelRole, docker.RoleNode)
-	}
 	var (
 		ws      []*watched
 		states  []Input
 		created = start
 	)
-	for _, c := range list.Items {
-		w, st, err := f.inspect(ctx, c.ID)
+	for src, s := range f.srcs {
+		list, err := s.Engine.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: Selector(f.run)})
 		if err != nil {
-			continue // removed meanwhile
+			return fmt.Errorf("watch: list run %s%s: %w", f.run, f.onEngine(src), err)
 		}
-		ws = append(ws, w)
-		states = append(states, st)
-		created = minTime(created, time.Unix(c.Created, 0))
+		for _, c := range list.Items {
+			w, st, err := f.inspect(ctx, src, c.ID)
+			if err != nil {
+				continue // removed meanwhile
+			}
+			ws = append(ws, w)
+			states = append(states, st)
+			created = minTime(created, time.Unix(c.Created, 0))
+		}
 	}
-	past := f.pastStates(ctx, ws, created, start)
+	if len(ws) == 0 {
+		where := ""
+		if len(f.srcs) > 1 {
+			where = fmt.Sprintf(" on any of the %d engines", len(f.srcs))
+		}
+		return fmt.Errorf("watch: run %s: %w labelled %s=%s, %s=%s, %s=%s%s (is it up? make up starts the compose cluster)",
+			f.run, ErrNoNodes, docker.LabelProject, docker.Project, docker.LabelRun, f.run, docker.LabelRole, docker.RoleNode, where)
+	}
+	var past []Input
+	for src := range f.srcs {
+		past = append(past, f.pastStates(ctx, src, ws, created, start)...)
+	}
 	if err := f.replay(ctx, ws, past); err != nil {
 		return err
 	}
@@ -189,30 +275,31 @@ func (f *follower) watchAll(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case m, ok := <-cev.Messages:
-			if !ok {
-				cev.Messages = nil
-				continue
-			}
-			f.containerEvent(ctx, m)
-		case m, ok := <-nev.Messages:
-			if !ok {
-				nev.Messages = nil
-				continue
-			}
-			f.networkEvent(ctx, m)
-		case err := <-cev.Err:
+		case e := <-cev:
+			f.containerEvent(ctx, e.src, e.m)
+		case e := <-nev:
+			f.networkEvent(ctx, e.src, e.m)
+		case err := <-cerr:
 			if ctx.Err() != nil {
 				return nil
 			}
 			return fmt.Errorf("watch: docker events: %w", err)
-		case err := <-nev.Err:
+		case err := <-nerr:
 			if ctx.Err() != nil {
 				return nil
 			}
 			return fmt.Errorf("watch: docker network events: %w", err)
 		}
 	}
+}
+
+// onEngine says which engine src is, in a message about a cluster that
+// spans several ("" on one engine).
+func (f *follower) onEngine(src int) string {
+	if len(f.srcs) < 2 {
+		return ""
+	}
+	return " on " + f.srcs[src].Name
 }
 
 func unixArg(t time.Time) string { return fmt.Sprintf("%d.%09d", t.Unix(), t.Nanosecond()) }
@@ -230,13 +317,13 @@ var nodeSuffix = regexp.MustCompile(`node(\d+)$`)
 // its RINGLEADER_ID (the node contract; nothing else of the environment
 // is read, and the cluster's secret there is never kept), else the number
 // its name ends with.
-func (f *follower) inspect(ctx context.Context, id string) (*watched, Input, error) {
-	res, err := f.eng.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
+func (f *follower) inspect(ctx context.Context, src int, id string) (*watched, Input, error) {
+	res, err := f.srcs[src].Engine.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
 	if err != nil {
 		return nil, Input{}, err
 	}
 	c := res.Container
-	w := &watched{id: c.ID, name: strings.TrimPrefix(c.Name, "/"), started: make(chan struct{})}
+	w := &watched{id: c.ID, name: strings.TrimPrefix(c.Name, "/"), src: src, started: make(chan struct{})}
 	if c.Config != nil {
 		w.tty = c.Config.Tty
 		for _, e := range c.Config.Env {
@@ -260,7 +347,9 @@ func (f *follower) inspect(ctx context.Context, id string) (*watched, Input, err
 			w.node = election.NodeID(n)
 		}
 	}
-	return w, stateInput(w, c), nil
+	in := stateInput(w, c)
+	in.Engine = f.engineName(src)
+	return w, in, nil
 }
 
 func stateInput(w *watched, c container.InspectResponse) Input {
@@ -277,16 +366,18 @@ func stateInput(w *watched, c container.InspectResponse) Input {
 	return in
 }
 
-// pastStates asks the engine for the container events it still holds
+// pastStates asks engine src for the container events it still holds
 // (it keeps the last few hundred) between from and until, as states.
-func (f *follower) pastStates(ctx context.Context, ws []*watched, from, until time.Time) []Input {
+func (f *follower) pastStates(ctx context.Context, src int, ws []*watched, from, until time.Time) []Input {
 	byID := map[string]*watched{}
 	for _, w := range ws {
-		byID[w.id] = w
+		if w.src == src {
+			byID[w.id] = w
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	ev := f.eng.Events(ctx, client.EventsListOptions{Since: unixArg(from.Add(-time.Second)), Until: unixArg(until),
+	ev := f.srcs[src].Engine.Events(ctx, client.EventsListOptions{Since: unixArg(from.Add(-time.Second)), Until: unixArg(until),
 		Filters: Selector(f.run).Add("type", string(events.ContainerEventType))})
 	var out []Input
 	for {
@@ -297,7 +388,7 @@ func (f *follower) pastStates(ctx context.Context, ws []*watched, from, until ti
 			}
 			w := byID[m.Actor.ID]
 			if s, ok := actionState(m.Action); ok && w != nil {
-				out = append(out, Input{Node: w.node, Container: w.name, State: s, Logged: time.Unix(0, m.TimeNano)})
+				out = append(out, Input{Node: w.node, Container: w.name, State: s, Logged: time.Unix(0, m.TimeNano), Engine: f.engineName(src)})
 			}
 		case <-ev.Err:
 			return out // io.EOF at the end, or the engine refused: the logs suffice
@@ -415,7 +506,7 @@ func (f *follower) follow(ctx context.Context, w *watched) {
 		if ctx.Err() != nil {
 			return
 		}
-		res, ierr := f.eng.ContainerInspect(ctx, w.id, client.ContainerInspectOptions{})
+		res, ierr := f.engineOf(w).ContainerInspect(ctx, w.id, client.ContainerInspectOptions{})
 		if ierr != nil && ctx.Err() == nil && isGone(ierr) {
 			return // removed
 		}
@@ -451,7 +542,7 @@ func (f *follower) readLog(ctx context.Context, w *watched, follow bool, emit fu
 	if !since.IsZero() {
 		opts.Since = unixArg(since)
 	}
-	rc, err := f.eng.ContainerLogs(ctx, w.id, opts)
+	rc, err := f.engineOf(w).ContainerLogs(ctx, w.id, opts)
 	if err != nil {
 		return err
 	}
@@ -484,7 +575,7 @@ func (f *follower) readLog(ctx context.Context, w *watched, follow bool, emit fu
 		}
 		w.mu.Unlock()
 		line := bytes.Clone(bytes.TrimRight(rest, "\r"))
-		if !emit(Input{Node: w.node, Container: w.name, Line: line, Logged: t, Live: follow}) {
+		if !emit(Input{Node: w.node, Container: w.name, Line: line, Logged: t, Live: follow, Engine: f.engineName(w.src)}) {
 			return ctx.Err()
 		}
 	}
@@ -497,7 +588,7 @@ func (f *follower) lookup(id string) *watched {
 	return f.byID[id]
 }
 
-func (f *follower) containerEvent(ctx context.Context, m events.Message) {
+func (f *follower) containerEvent(ctx context.Context, src int, m events.Message) {
 	s, ok := actionState(m.Action)
 	if !ok && m.Action != events.ActionCreate {
 		return
@@ -505,7 +596,7 @@ func (f *follower) containerEvent(ctx context.Context, m events.Message) {
 	w := f.lookup(m.Actor.ID)
 	if w == nil {
 		// A node container that appeared after the start.
-		nw, st, err := f.inspect(ctx, m.Actor.ID)
+		nw, st, err := f.inspect(ctx, src, m.Actor.ID)
 		if err != nil {
 			return
 		}
@@ -517,10 +608,10 @@ func (f *follower) containerEvent(ctx context.Context, m events.Message) {
 	if !ok {
 		return
 	}
-	in := Input{Node: w.node, Container: w.name, State: s, Logged: time.Unix(0, m.TimeNano), Live: true}
+	in := Input{Node: w.node, Container: w.name, State: s, Logged: time.Unix(0, m.TimeNano), Live: true, Engine: f.engineName(w.src)}
 	if s == Running {
 		// Started again (or unpaused): is it on a network?
-		if _, st, err := f.inspect(ctx, w.id); err == nil {
+		if _, st, err := f.inspect(ctx, w.src, w.id); err == nil {
 			in.Isolated = st.Isolated
 		}
 		if m.Action == events.ActionStart {
@@ -532,12 +623,12 @@ func (f *follower) containerEvent(ctx context.Context, m events.Message) {
 
 // networkEvent: a node container was connected to or disconnected from a
 // network; it is isolated when it is attached to none.
-func (f *follower) networkEvent(ctx context.Context, m events.Message) {
+func (f *follower) networkEvent(ctx context.Context, src int, m events.Message) {
 	w := f.lookup(m.Actor.Attributes["container"])
-	if w == nil {
+	if w == nil || w.src != src {
 		return
 	}
-	_, st, err := f.inspect(ctx, w.id)
+	_, st, err := f.inspect(ctx, w.src, w.id)
 	if err != nil {
 		return
 	}

@@ -55,10 +55,10 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
 </svg>
 <main>
 <h1>ringleader watch</h1>
-<p class="meta">run <b id="run">?</b> · <span id="count">0</span> nodes · <span id="clock">–</span> · <span id="conn">connecting…</span></p>
+<p class="meta">run <b id="run">?</b> · <span id="count">0</span> nodes<span id="engines"></span> · <span id="clock">–</span> · <span id="conn">connecting…</span></p>
 <div id="alarm" role="alert"></div>
 <table id="nodes">
-<thead><tr><th>node</th><th>container</th><th>state</th><th>leader</th><th>epoch</th><th>role</th><th class="num">sent/s</th><th class="num">recv/s</th><th>faults seen</th></tr></thead>
+<thead><tr><th>node</th><th id="engine-col" hidden>engine</th><th>container</th><th>state</th><th>leader</th><th>epoch</th><th>role</th><th class="num">sent/s</th><th class="num">recv/s</th><th>faults seen</th></tr></thead>
 <tbody></tbody>
 </table>
 <div class="legend" id="legend"></div>
@@ -95,6 +95,19 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
     return "#fff";
   }
   function off(t) { return "+" + ((t - st.start) / 1000).toFixed(1) + "s"; }
+  // engineShort is EngineShort (text.go): a socket's file name, a TCP
+  // engine's host and port, a context's name.
+  function engineShort(e) {
+    var i = e.indexOf("://");
+    if (i < 0) return e;
+    var scheme = e.substr(0, i), rest = e.substr(i + 3);
+    if (scheme === "unix" || scheme === "npipe") {
+      rest = rest.substr(Math.max(rest.lastIndexOf("/"), rest.lastIndexOf("\\")) + 1);
+      return rest.replace(/\.sock$/, "");
+    }
+    return rest.replace(/\/$/, "");
+  }
+  function engineOf(id) { var c = st.nodes[id] && st.nodes[id].cur; return (c && c.engine) || ""; }
 
   function lane(id) {
     var n = st.nodes[id];
@@ -138,14 +151,16 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
     st.dirty = false;
     var svg = document.getElementById("lanes");
     while (svg.firstChild) svg.removeChild(svg.firstChild);
-    var W = 1200, left = 70, right = 16, laneH = 22, gap = 8, top = 6;
+    var ids = Object.keys(st.nodes).map(Number).sort(function (a, b) { return a - b; });
+    // Across engines each lane says which engine holds its node.
+    var across = ids.some(function (id) { return engineOf(id) !== ""; });
+    var W = 1200, left = across ? 170 : 70, right = 16, laneH = 22, gap = 8, top = 6;
     var now = st.now;
     var win = Number(document.getElementById("window").value);
     var begin = win ? Math.max(st.start, now - win) : st.start;
     var span = Math.max(now - begin, 1000);
     var width = W - left - right;
     function x(t) { return left + width * Math.min(Math.max(t - begin, 0), span) / span; }
-    var ids = Object.keys(st.nodes).map(Number).sort(function (a, b) { return a - b; });
     var bottom = top + ids.length * (laneH + gap) - gap;
     var step = niceStep(span, 12);
     var first = Math.ceil((begin - st.start) / step) * step;
@@ -155,9 +170,14 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
     ids.forEach(function (id, i) {
       var n = st.nodes[id], y = top + i * (laneH + gap);
       var cur = n.segs[n.segs.length - 1] || {};
-      var g = el("g", { "class": "lane", "data-node": id, "data-leader": cur.leader, "data-role": cur.role, "data-state": cur.state, "data-epoch": cur.epoch }, svg);
+      var g = el("g", { "class": "lane", "data-node": id, "data-leader": cur.leader, "data-role": cur.role, "data-state": cur.state, "data-epoch": cur.epoch, "data-engine": engineOf(id) || null }, svg);
       var label = el("text", { x: left - 8, y: y + laneH / 2 + 4, "text-anchor": "end", fill: "#222", "font-size": 12, "font-weight": "bold" }, g);
       label.textContent = "node " + id;
+      if (engineOf(id)) {
+        var on = el("tspan", { fill: "#616161", "font-weight": "normal" }, label);
+        on.textContent = " · " + engineShort(engineOf(id));
+        title(label, "node " + id + " runs on engine " + engineOf(id));
+      }
       el("rect", { x: left, y: y, width: width, height: laneH, fill: "#f7f7f7", stroke: "#e0e0e0" }, g);
       for (var k = 0; k < n.segs.length; k++) {
         var s = n.segs[k], end = k + 1 < n.segs.length ? n.segs[k + 1].t : now;
@@ -216,13 +236,18 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
     }
     svg.setAttribute("height", y + 22);
     document.getElementById("count").textContent = ids.length;
+    var engs = {};
+    ids.forEach(function (id) { if (engineOf(id)) engs[engineOf(id)] = true; });
+    var ne = Object.keys(engs).length;
+    document.getElementById("engines").textContent = ne ? " across " + ne + " engines" : "";
     document.getElementById("clock").textContent = new Date(now).toLocaleTimeString();
-    table(ids);
+    table(ids, across);
     legend(ids);
   }
 
   function td(tr, text, cls) { var c = document.createElement("td"); c.textContent = text; if (cls) c.className = cls; tr.appendChild(c); return c; }
-  function table(ids) {
+  function table(ids, across) {
+    document.getElementById("engine-col").hidden = !across;
     var rates = {};
     if (st.tick) st.tick.nodes.forEach(function (s) { rates[s.node] = s; });
     var body = document.querySelector("#nodes tbody");
@@ -232,7 +257,9 @@ svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, san
       var tr = document.createElement("tr");
       tr.setAttribute("data-node", id);
       tr.className = c.state || "";
-      td(tr, id); td(tr, c.container || "");
+      td(tr, id);
+      if (across) { var e = td(tr, engineShort(engineOf(id))); e.title = engineOf(id); }
+      td(tr, c.container || "");
       td(tr, c.state || "?");
       var l = td(tr, "");
       if (c.leader) { var sw = document.createElement("span"); sw.className = "sw"; sw.style.background = colour(c.leader); l.appendChild(sw); l.appendChild(document.createTextNode(c.leader)); }

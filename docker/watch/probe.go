@@ -48,7 +48,7 @@ func (f *follower) probe(ctx context.Context, w *watched) {
 		case <-tick.C:
 		}
 		if w.ip == "" { // not on a network when first inspected
-			if res, err := f.eng.ContainerInspect(ctx, w.id, client.ContainerInspectOptions{}); err == nil {
+			if res, err := f.engineOf(w).ContainerInspect(ctx, w.id, client.ContainerInspectOptions{}); err == nil {
 				w.ip = firstIP(res.Container)
 			}
 		}

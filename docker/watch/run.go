@@ -32,9 +32,12 @@ type Options struct {
 	// (see CheckLoopback); Served is told the address it listens on.
 	HTTP   string
 	Served func(url string)
-	// Engine reads the containers (required: the command line opens the
-	// local Docker engine's client).
+	// Engine reads the containers (required unless Engines is given: the
+	// command line opens the local Docker engine's client).
 	Engine Engine
+	// Engines, when given, are every engine of a cluster that spans
+	// several (FollowEngines), in --engines order; Engine is then unused.
+	Engines []Source
 	// Window is the span rates are counted over (0: DefaultRateWindow).
 	Window time.Duration
 }
@@ -62,15 +65,18 @@ func Run(ctx context.Context, o Options) error {
 			o.Served(srv.url())
 		}
 	}
-	eng := o.Engine
-	if eng == nil {
+	srcs := o.Engines
+	if len(srcs) == 0 && o.Engine != nil {
+		srcs = []Source{{Engine: o.Engine}}
+	}
+	if len(srcs) == 0 {
 		return errors.New("watch: no engine to read the cluster from (Options.Engine)")
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	inputs := make(chan Input, 1024)
 	followed := make(chan error, 1)
-	go func() { followed <- Follow(ctx, eng, o.Run, inputs) }()
+	go func() { followed <- FollowEngines(ctx, srcs, o.Run, inputs) }()
 	return show(ctx, NewBoard(o.Window), o, srv, inputs, followed)
 }
 

@@ -49,7 +49,29 @@ func lineOf(c Change) string {
 	default:
 		what = c.Change
 	}
-	return fmt.Sprintf("%s node %d %s (%s; sent %.1f/s, recv %.1f/s)", at, n.Node, what, stateText(*n), n.SentPerSec, n.RecvPerSec)
+	on := ""
+	if n.Engine != "" {
+		on = " on " + EngineShort(n.Engine)
+	}
+	return fmt.Sprintf("%s node %d%s %s (%s; sent %.1f/s, recv %.1f/s)", at, n.Node, on, what, stateText(*n), n.SentPerSec, n.RecvPerSec)
+}
+
+// EngineShort is the short name of an engine a view shows beside a node:
+// a unix socket's file name without ".sock" (unix:///var/run/docker.sock
+// is "docker"), a TCP engine's host and port, a context's name as it is.
+// The live page shortens alike (engineShort in page.go).
+func EngineShort(e string) string {
+	scheme, rest, ok := strings.Cut(e, "://")
+	if !ok {
+		return e
+	}
+	if scheme == "unix" || scheme == "npipe" {
+		if i := strings.LastIndexAny(rest, "/\\"); i >= 0 {
+			rest = rest[i+1:]
+		}
+		return strings.TrimSuffix(rest, ".sock")
+	}
+	return strings.TrimSuffix(rest, "/")
 }
 
 func ids(ns []election.NodeID) string {
@@ -157,9 +179,27 @@ func screenText(b *Board, now time.Time, run string, ansi bool) string {
 	eol := esc(escClearLine) + "\n"
 	var sb strings.Builder
 	st := b.Status(now)
-	fmt.Fprintf(&sb, "%sringleader watch%s · run %s · %d nodes · %s · Ctrl-C to quit%s", esc(escBold), esc(escReset), run, len(st), now.Local().Format("15:04:05"), eol)
+	// Across engines, a column says which engine holds each node, as
+	// wide as its longest name.
+	engW, engines := 0, map[string]bool{}
+	for _, n := range st {
+		if n.Engine != "" {
+			engW, engines[n.Engine] = max(engW, len(EngineShort(n.Engine)), len("ENGINE")), true
+		}
+	}
+	across := ""
+	if len(engines) > 0 {
+		across = fmt.Sprintf(" across %d engines", len(engines))
+	}
+	engCol := func(s string) string {
+		if engW == 0 {
+			return ""
+		}
+		return fmt.Sprintf(" %-*s", engW, s)
+	}
+	fmt.Fprintf(&sb, "%sringleader watch%s · run %s · %d nodes%s · %s · Ctrl-C to quit%s", esc(escBold), esc(escReset), run, len(st), across, now.Local().Format("15:04:05"), eol)
 	sb.WriteString(eol)
-	fmt.Fprintf(&sb, "%-5s %-9s %-7s %-6s %-10s %8s %8s  %-9s %s%s", "NODE", "STATE", "LEADER", "EPOCH", "ROLE", "SENT/s", "RECV/s", "VIEW FOR", "FAULTS SEEN", eol)
+	fmt.Fprintf(&sb, "%-5s%s %-9s %-7s %-6s %-10s %8s %8s  %-9s %s%s", "NODE", engCol("ENGINE"), "STATE", "LEADER", "EPOCH", "ROLE", "SENT/s", "RECV/s", "VIEW FOR", "FAULTS SEEN", eol)
 	for _, n := range st {
 		state, col := string(n.State), ""
 		switch n.State {
@@ -202,8 +242,8 @@ func screenText(b *Board, now time.Time, run string, ansi bool) string {
 		}
 		// Pad the role by its visible width: escapes take none.
 		rolePad := strings.Repeat(" ", max(0, 10-roleW))
-		fmt.Fprintf(&sb, "%s%5d %-9s %7s %6d %s%s %8.1f %8.1f  %-9s %s%s%s",
-			col, n.Node, state, leaderText(n.Leader), n.Epoch, role, rolePad, n.SentPerSec, n.RecvPerSec, since, strings.Join(faults, "; "), esc(escReset), eol)
+		fmt.Fprintf(&sb, "%s%5d%s %-9s %7s %6d %s%s %8.1f %8.1f  %-9s %s%s%s",
+			col, n.Node, engCol(EngineShort(n.Engine)), state, leaderText(n.Leader), n.Epoch, role, rolePad, n.SentPerSec, n.RecvPerSec, since, strings.Join(faults, "; "), esc(escReset), eol)
 	}
 	sb.WriteString(eol)
 	if leaders, paused, since := b.Alarm(); leaders != nil {
