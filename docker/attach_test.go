@@ -101,7 +101,7 @@ func TestAttachSeesTheRunningClusterAndLeavesIt(t *testing.T) {
 // TestAttachRefusesWhatIsNotThere: no cluster, no attach, and a message
 // that says what to do.
 func TestAttachRefusesWhatIsNotThere(t *testing.T) {
-	dockertest.Parallel(t)
+	dockertest.Require(t) // starts no cluster: needs neither a slot nor the lock
 	if _, err := New(WithBuild(false)).Attach(context.Background(), "no-such-run-"+strings.ToLower(t.Name()), nil); err == nil || !strings.Contains(err.Error(), "no such cluster is running") {
 		t.Fatalf("err %v", err)
 	}

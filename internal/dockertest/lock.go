@@ -1,9 +1,12 @@
 package dockertest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +25,20 @@ import (
 // waiter, so a turnstile goes first: a shared taker passes it at once, an
 // exclusive taker holds it while it waits, and no new shared holder gets
 // in until it has had its turn.
+
+// SlotsEnv caps how many Parallel tests hold a container slot at once
+// across every test binary on the machine (default: two per core, the
+// cores Go sees). go test's -p and -parallel multiply: four packages at
+// once, each four tests at once, would be sixteen clusters on two cores.
+const SlotsEnv = "RINGLEADER_TEST_CLUSTERS"
+
+// slots is how many container tests may run at once on this machine.
+func slots() int {
+	if n, err := strconv.Atoi(os.Getenv(SlotsEnv)); err == nil && n > 0 {
+		return n
+	}
+	return 2 * runtime.NumCPU()
+}
 
 // LockDir is the directory of the lock files, one per machine and user of
 // the engine: the system's temporary directory.
@@ -47,7 +64,33 @@ func Parallel(t *testing.T) {
 	t.Helper()
 	Require(t)
 	t.Parallel()
+	slot := takeSlot(t)
 	take(t, syscall.LOCK_SH, "shared")
+	t.Cleanup(func() { slot.Close() }) // registered after the lock's release, so it runs before it
+}
+
+// takeSlot waits for one of the machine's slots (SlotsEnv): a file of its
+// own, locked exclusive. flock cannot wait for any one of several files,
+// so it tries each in turn and, all taken, tries again a moment later.
+func takeSlot(t *testing.T) *os.File {
+	t.Helper()
+	n := slots()
+	t0 := time.Now()
+	for {
+		for i := range n {
+			f, err := lockFile(fmt.Sprintf("ringleader-dockertest.slot%d", i), syscall.LOCK_EX|syscall.LOCK_NB)
+			if err == nil {
+				if waited := time.Since(t0); waited > time.Second {
+					t.Logf("dockertest: waited %v for one of %d container slots", waited.Round(time.Millisecond), n)
+				}
+				return f
+			}
+			if !errors.Is(err, syscall.EWOULDBLOCK) {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // Alone is Require for a container test that measures time: it holds the
