@@ -73,7 +73,13 @@ func TestShippedScenariosPassInContainers(t *testing.T) {
 // both. So they run alone, which keeps the window as narrow as it was when
 // every scenario ran alone, until a one-way cut of several links is one
 // step, or the cuts can be in place before the nodes boot.
+//
+// raft-partial-connectivity's partition is its first step too: should 4
+// (or 5) win the first election before it lands, the cut makes it step
+// down while 1–3 follow it, and "1–3 agree for 4 s" breaks (seen once in
+// a full make test here, 4 leading, broken 261 ms into the 4 s).
 var raceTheFirstElection = map[string]string{
 	"raft-deaf-node":            "its four one-way cuts race the first election",
 	"raft-deaf-node-no-options": "its four one-way cuts race the first election",
+	"raft-partial-connectivity": "its partition races the first election",
 }
