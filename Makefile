@@ -134,8 +134,18 @@ vet: ## go vet, gofmt, and the node image's build (-tags nodeimage) compiling
 	CGO_ENABLED=0 $(GO) build -tags nodeimage -o /dev/null ./cmd/ringleader
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-test: vet ## the whole test suite, race detector on, container chaos tests included
-	$(GO) test -race -count=1 -timeout 30m ./...
+# How many test binaries (go test -p) and how many parallel tests of one
+# package (-parallel) go at once: more than the cores, because the
+# container tests and packages mostly wait for containers. How many
+# clusters the container tests start at once across all packages is
+# internal/dockertest's slot count (RINGLEADER_TEST_CLUSTERS, default two
+# per core); a test that measures time runs alone (dockertest.Alone)
+# whatever these say.
+TEST_PACKAGES ?= 4
+TEST_PARALLEL ?= 4
+
+test: vet ## the whole test suite, race detector on, container chaos tests side by side (TEST_PACKAGES=, TEST_PARALLEL=)
+	$(GO) test -race -count=1 -p $(TEST_PACKAGES) -parallel $(TEST_PARALLEL) -timeout 30m ./...
 
 # RINGLEADER_NO_DOCKER=1 is internal/dockertest's switch: every container
 # test and TestMain skips without dialing an engine, CI=true or not.

@@ -20,6 +20,7 @@ import (
 // view and the cuts in force; a fault it applies is in the owner's view of
 // the world too; and closing it leaves the cluster running.
 func TestAttachSeesTheRunningClusterAndLeavesIt(t *testing.T) {
+	dockertest.Parallel(t)
 	owner, _ := startCluster(t, 3)
 	await(t, owner, "all on 3", allSee(ids(1, 2, 3), 3))
 	apply(t, owner, chaos.Fault{Op: chaos.Partition, Links: [][2]election.NodeID{{1, 3}}})
@@ -100,7 +101,7 @@ func TestAttachSeesTheRunningClusterAndLeavesIt(t *testing.T) {
 // TestAttachRefusesWhatIsNotThere: no cluster, no attach, and a message
 // that says what to do.
 func TestAttachRefusesWhatIsNotThere(t *testing.T) {
-	dockertest.Require(t)
+	dockertest.Require(t) // starts no cluster: needs neither a slot nor the lock
 	if _, err := New(WithBuild(false)).Attach(context.Background(), "no-such-run-"+strings.ToLower(t.Name()), nil); err == nil || !strings.Contains(err.Error(), "no such cluster is running") {
 		t.Fatalf("err %v", err)
 	}

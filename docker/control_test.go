@@ -12,6 +12,7 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
 	rlnode "github.com/ringleader-dev/ringleader/node"
 	"github.com/ringleader-dev/ringleader/node/control"
 )
@@ -24,6 +25,7 @@ import (
 // node 3 still receives node 1's (its elections, once it stops hearing
 // the leader).
 func TestControlChangesAClockAndDropSetLive(t *testing.T) {
+	dockertest.Parallel(t)
 	b, mem := startCluster(t, 3)
 	await(t, b, "every node on leader 3", allSee(ids(1, 2, 3), 3))
 

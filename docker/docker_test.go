@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -129,7 +130,7 @@ func startSpec(t *testing.T, specOf func(run string) chaos.ClusterSpec) (*Backen
 	if err := b.Start(ctx, specOf(run), mem); err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	lastInvoke = time.Now()
+	invoked(t, time.Now())
 	return b, mem
 }
 
@@ -166,7 +167,7 @@ const settle = 30 * time.Second // generous bound on a 2-core machine; never a t
 // was invoked (the figure docs/chaos.md quotes).
 func await(t *testing.T, b *Backend, what string, cond func(chaos.State) bool) time.Duration {
 	t.Helper()
-	t0 := lastInvoke
+	t0 := lastInvoke(t)
 	ok, err := b.Await(context.Background(), settle, cond)
 	if err != nil {
 		t.Fatalf("await %s: %v", what, err)
@@ -179,14 +180,29 @@ func await(t *testing.T, b *Backend, what string, cond func(chaos.State) bool) t
 	return took
 }
 
-// lastInvoke is when the test last called Apply (tests in this package run
-// one at a time).
-var lastInvoke = time.Now()
+// invokedAt is when each test last called Apply (or started its
+// cluster): the tests of this package run side by side.
+var invokedAt sync.Map // *testing.T -> time.Time
+
+func invoked(t *testing.T, at time.Time) {
+	if _, loaded := invokedAt.Swap(t, at); !loaded {
+		t.Cleanup(func() { invokedAt.Delete(t) })
+	}
+}
+
+// lastInvoke is when t last called Apply or started its cluster (now if
+// it did neither).
+func lastInvoke(t *testing.T) time.Time {
+	if at, ok := invokedAt.Load(t); ok {
+		return at.(time.Time)
+	}
+	return time.Now()
+}
 
 func apply(t *testing.T, b *Backend, f chaos.Fault) {
 	t.Helper()
 	t0 := time.Now()
-	lastInvoke = t0
+	invoked(t, t0)
 	if err := b.Apply(context.Background(), f, fmt.Sprint(f.Nodes)); err != nil {
 		t.Fatalf("apply %s: %v", f.Op, err)
 	}
@@ -194,6 +210,7 @@ func apply(t *testing.T, b *Backend, f chaos.Fault) {
 }
 
 func TestBullyFailsOverOnKillAndPauseAndTheHistoryHasEveryLineOnce(t *testing.T) {
+	dockertest.Parallel(t)
 	b, mem := startCluster(t, 3)
 	await(t, b, "all see leader 3", allSee(ids(1, 2, 3), 3))
 
@@ -302,6 +319,7 @@ func readRules(t *testing.T, b *Backend, id election.NodeID) netfilter.Rules {
 }
 
 func TestPartitionWithoutQuorumSplitsBrainAndNetworkFaultsHeal(t *testing.T) {
+	dockertest.Parallel(t)
 	b, mem := startCluster(t, 5)
 	all := ids(1, 2, 3, 4, 5)
 	await(t, b, "all see leader 5", allSee(all, 5))
@@ -382,7 +400,7 @@ func TestPartitionWithoutQuorumSplitsBrainAndNetworkFaultsHeal(t *testing.T) {
 }
 
 func TestInterruptedRunLeavesNothing(t *testing.T) {
-	dockertest.Require(t)
+	dockertest.Parallel(t)
 	if buildErr != nil {
 		t.Fatalf("building %s: %v", testImage, buildErr)
 	}
@@ -450,7 +468,7 @@ func startChildRun(ctx context.Context, t *testing.T, run string, env ...string)
 // clean leaves it and names the owner; once that process is killed, the
 // same clean removes it.
 func TestCleanLeavesARunALiveProcessOwns(t *testing.T) {
-	dockertest.Require(t)
+	dockertest.Parallel(t)
 	if buildErr != nil {
 		t.Fatalf("building %s: %v", testImage, buildErr)
 	}
@@ -484,7 +502,7 @@ func TestCleanLeavesARunALiveProcessOwns(t *testing.T) {
 }
 
 func TestCleanRunRemovesOnlyThatRun(t *testing.T) {
-	dockertest.Require(t)
+	dockertest.Parallel(t)
 	if buildErr != nil {
 		t.Fatalf("building %s: %v", testImage, buildErr)
 	}
@@ -525,7 +543,7 @@ func TestCleanRunRemovesOnlyThatRun(t *testing.T) {
 // whose entrypoint is an unknown subcommand): Start fails waiting for
 // event=boot, and Close still removes every container and the network.
 func TestFailedStartLeavesNothing(t *testing.T) {
-	dockertest.Require(t)
+	dockertest.Parallel(t)
 	if buildErr != nil {
 		t.Fatalf("building %s: %v", testImage, buildErr)
 	}

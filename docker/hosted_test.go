@@ -12,6 +12,7 @@ import (
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
 	"github.com/ringleader-dev/ringleader/program"
 )
 
@@ -22,6 +23,7 @@ import (
 // the ones the nodes' probes found; a kill of the leader through it is
 // recorded, and the checkers judge the history by those claims.
 func TestAttachJudgesAClusterOfProgramsByItsNodesWord(t *testing.T) {
+	dockertest.Parallel(t)
 	bin := filepath.Join(t.TempDir(), "bully-go")
 	build := exec.Command("go", "build", "-o", bin, "../examples/bully-go")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")

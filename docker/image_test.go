@@ -22,7 +22,7 @@ import (
 // from that tag found no image and never started a container (the
 // "has only [] after 30 s" of TestNothingOutlivesARun/closed_pipe).
 func TestARebuildLeavesAnotherTagsImage(t *testing.T) {
-	dockertest.Require(t)
+	dockertest.Parallel(t)
 	if buildErr != nil {
 		t.Fatalf("building %s: %v", testImage, buildErr)
 	}

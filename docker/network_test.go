@@ -19,7 +19,7 @@ import (
 // them failed with "Pool overlaps with other one on this address space",
 // and its run never started a container.
 func TestRunsAtOnceEachGetANetwork(t *testing.T) {
-	dockertest.Require(t)
+	dockertest.Parallel(t)
 	ctx := context.Background()
 	cli, err := newClient(ctx)
 	if err != nil {

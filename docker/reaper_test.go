@@ -40,6 +40,7 @@ func awaitNothingLeft(t *testing.T, run string, d time.Duration) time.Duration {
 // without a word. Everything labelled with the run (a running container,
 // its labelled volume and a network) goes, the reaper itself last.
 func TestReaperRemovesTheRunWhenItsConnectionDrops(t *testing.T) {
+	dockertest.Parallel(t)
 	ctx := context.Background()
 	run, cli := reaperRun(t)
 
@@ -93,6 +94,7 @@ func TestReaperRemovesTheRunWhenItsConnectionDrops(t *testing.T) {
 // TestCloseStopsTheReaper: a normal Close removes the
 // run itself, tells the reaper, and the reaper sweeps once and goes.
 func TestCloseStopsTheReaper(t *testing.T) {
+	dockertest.Parallel(t)
 	b, _ := startCluster(t, 1)
 	left, err := Leftovers(context.Background(), b.Run())
 	if err != nil {
@@ -135,8 +137,11 @@ func TestReaperNeedsALocalSocket(t *testing.T) {
 
 // TestUnstartedReapersGo: a harness killed between creating its reaper and
 // starting it leaves a created container that AutoRemove never removes;
-// the next run's Start removes it once it is a minute old.
+// the next run's Start removes it once it is a minute old. It runs alone:
+// with the age set to 0 it removes every unstarted reaper on the engine,
+// which would be those of the runs other tests are starting meanwhile.
 func TestUnstartedReapersGo(t *testing.T) {
+	dockertest.Alone(t)
 	ctx := context.Background()
 	run, cli := reaperRun(t)
 	c, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{

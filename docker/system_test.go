@@ -10,6 +10,7 @@ import (
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
 	"github.com/ringleader-dev/ringleader/system"
 )
 
@@ -59,6 +60,7 @@ func judge(recs []history.Record, sys *system.System, members []election.NodeID,
 }
 
 func TestEtcdElectsAgreesAndFailsOverWhenItsLeaderIsKilled(t *testing.T) {
+	dockertest.Parallel(t)
 	members := ids(1, 2, 3)
 	b, mem, sys := startEtcd(t, 3, nil)
 	var leader election.NodeID
@@ -96,6 +98,7 @@ func TestEtcdElectsAgreesAndFailsOverWhenItsLeaderIsKilled(t *testing.T) {
 }
 
 func TestSystemMemberBehindFullLossIsStillProbed(t *testing.T) {
+	dockertest.Parallel(t)
 	members := ids(1, 2, 3)
 	b, mem, _ := startEtcd(t, 3, election.Options{"election_ms": "500"})
 	var leader election.NodeID
@@ -141,6 +144,7 @@ func viewsOf(recs []history.Record, id election.NodeID) int {
 // members' labels, its views from their probes — and faults applied
 // through the attached backend act on the servers.
 func TestAttachToAnEtcdCluster(t *testing.T) {
+	dockertest.Parallel(t)
 	members := ids(1, 2, 3)
 	owner, _, _ := startEtcd(t, 3, election.Options{"election_ms": "500"})
 	var leader election.NodeID

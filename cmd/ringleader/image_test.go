@@ -86,7 +86,7 @@ func cmdTestImage(t *testing.T) string {
 // again is the same image, built once; once the node image is rebuilt,
 // the same tag is built again from it and the stale image goes.
 func TestImageBuildsTheProgramsNodeImageForCompose(t *testing.T) {
-	dockertest.Require(t)
+	dockertest.Parallel(t)
 	// A node image tag of this test's own, which it moves below.
 	node := fmt.Sprintf("ringleader-node:image-test-%d", os.Getpid())
 	docker1(t, "tag", cmdTestImage(t), node)
@@ -151,7 +151,7 @@ func docker1(t *testing.T, args ...string) string {
 // from what its nodes said at boot, never running it, and the checkers
 // judge the run by them.
 func TestFaultAndRunAttachOnAClusterOfPrograms(t *testing.T) {
-	dockertest.Require(t)
+	dockertest.Parallel(t)
 	node := cmdTestImage(t)
 	bin := staticBullyGo(t)
 	// The cluster's owner: this test process, as a harness run would.

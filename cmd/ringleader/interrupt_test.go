@@ -145,6 +145,7 @@ func TestNothingOutlivesARun(t *testing.T) {
 		{"closed pipe", 0, exitOutputClosed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			dockertest.Parallel(t)
 			var (
 				out  io.Writer
 				buf  strings.Builder

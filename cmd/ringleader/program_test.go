@@ -76,7 +76,7 @@ func TestRunRefusesAProgramContainersCannotHold(t *testing.T) {
 // static, goes into the node image and every container hosts it as its
 // child; the leader-crash story passes as it does in the simulator.
 func TestRunHostsAStaticProgramInContainers(t *testing.T) {
-	dockertest.Require(t)
+	dockertest.Parallel(t)
 	bin := filepath.Join(t.TempDir(), "bully-go")
 	build := exec.Command("go", "build", "-o", bin, "../../examples/bully-go")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -136,7 +136,8 @@ func TestEveryExampleScenarioRunsAsShipped(t *testing.T) {
 
 // needs skips (or, with CI=true, fails) a run of sc on backend that this
 // machine cannot give: no engine, no python3 for a Python program, no
-// image the cluster names.
+// image the cluster names. A run in containers goes side by side with the
+// other container tests (dockertest.Parallel).
 func needs(t *testing.T, sc *scenario.Scenario, backend string) {
 	t.Helper()
 	missing := func(format string, args ...any) {
@@ -148,7 +149,7 @@ func needs(t *testing.T, sc *scenario.Scenario, backend string) {
 		t.Skipf("%s (CI=true makes this a failure; make examples builds what the examples need)", msg)
 	}
 	if backend == "docker" {
-		dockertest.Require(t)
+		dockertest.Parallel(t)
 		if im := sc.Cluster.Image; im != "" {
 			if out, err := exec.Command("docker", "image", "inspect", im).CombinedOutput(); err != nil {
 				missing("image %s is missing (%v: %.200s)", im, err, out)

@@ -21,7 +21,7 @@ func TestWatchRefusesAnAddressBeyondLoopback(t *testing.T) {
 // TestWatchOfARunWithNoContainersSaysSo asks the engine (read-only) for a
 // run nobody started.
 func TestWatchOfARunWithNoContainersSaysSo(t *testing.T) {
-	dockertest.Require(t)
+	dockertest.Require(t) // starts no cluster: needs neither a slot nor the lock
 	args := []string{"watch", "--run", "no-such-run-for-watch-test", "--json"}
 	r := ringleader(t, args...)
 	r.wantCode(t, 1, args...)

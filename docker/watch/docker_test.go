@@ -23,7 +23,7 @@ import (
 // other takes over: the alarm with a stale leader), kill and start the
 // other (down, then a new boot followed again).
 func TestFollowRealContainers(t *testing.T) {
-	dockertest.Require(t)
+	dockertest.Parallel(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	cli, err := docker.NewClient(ctx)

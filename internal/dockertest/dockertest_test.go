@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestRequireWithoutEngine runs the test binary again against an engine
@@ -57,4 +59,64 @@ func TestOffNeverDials(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "SKIP") || strings.Contains(string(out), "REQUIRE PASSED") || strings.Contains(string(out), "nonexistent") {
 		t.Errorf("child with %s=1: err=%v, want a skip without dialing:\n%s", NoDockerEnv, err, out)
 	}
+}
+
+// TestLockSharedExcludesExclusiveAndAWaitingWriterGoesFirst: shared
+// holders share, an exclusive taker waits for them, and while it waits no
+// new shared holder gets in before it (the turnstile), so a test that
+// measures time is not starved by a stream of parallel ones. Each take
+// opens the file anew, and flock locks an open file, so two takes in one
+// process exclude each other as two processes' do.
+func TestLockSharedExcludesExclusiveAndAWaitingWriterGoesFirst(t *testing.T) {
+	old := LockDir
+	LockDir = t.TempDir()
+	t.Cleanup(func() { LockDir = old })
+
+	a, err := acquire(syscall.LOCK_SH)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := acquire(syscall.LOCK_SH | syscall.LOCK_NB)
+	if err != nil {
+		t.Fatalf("a second shared take while one holds it shared: %v", err)
+	}
+	b.Close()
+	if _, err := acquire(syscall.LOCK_EX | syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
+		t.Fatalf("an exclusive take while one holds it shared: %v, want EWOULDBLOCK", err)
+	}
+
+	got := make(chan *os.File)
+	go func() {
+		w, err := acquire(syscall.LOCK_EX)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- w
+	}()
+	// The writer waits holding the turnstile.
+	for {
+		f, err := lockFile(turnstileName, syscall.LOCK_EX|syscall.LOCK_NB)
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := acquire(syscall.LOCK_SH | syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
+		t.Fatalf("a shared take while a writer waits: %v, want EWOULDBLOCK (the writer goes first)", err)
+	}
+	a.Close()
+	w := <-got
+	if _, err := acquire(syscall.LOCK_SH | syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
+		t.Fatalf("a shared take while the writer holds it: %v, want EWOULDBLOCK", err)
+	}
+	w.Close()
+	c, err := acquire(syscall.LOCK_SH | syscall.LOCK_NB)
+	if err != nil {
+		t.Fatalf("a shared take once the writer is done: %v", err)
+	}
+	c.Close()
 }
