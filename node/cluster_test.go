@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/internal/freeport"
 	"github.com/ringleader-dev/ringleader/trust"
 	"github.com/sirupsen/logrus"
 )
@@ -76,15 +76,7 @@ func newTestCluster(t testing.TB, algorithm string, ids ...election.NodeID) *tes
 	return c
 }
 
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+func freePort(t testing.TB) int { return freeport.Pick(t) }
 
 func (c *testCluster) config(id election.NodeID) Config {
 	var port int

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	_ "github.com/ringleader-dev/ringleader/election/all"
+	"github.com/ringleader-dev/ringleader/internal/freeport"
 	"github.com/ringleader-dev/ringleader/node"
 	"github.com/ringleader-dev/ringleader/trust"
 )
@@ -40,15 +40,7 @@ func (l *lines) String() string {
 	return l.b.String()
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return freeport.Pick(t) }
 
 // startPair starts a two-node Bully cluster with its own secret.
 func startPair(t *testing.T, secret string) []*node.Node {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/docker"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/internal/freeport"
 )
 
 // probeEngine is an engine holding two running members of a system
@@ -106,11 +107,4 @@ func TestFollowProbesASystemsMembers(t *testing.T) {
 	}
 }
 
-func freePort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return freeport.Pick(t) }
