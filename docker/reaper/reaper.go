@@ -156,6 +156,13 @@ func (s Sweep) Do(ctx context.Context, cli client.APIClient) (Removed, error) {
 	var e []error
 	rm.Networks, e = each(nids, nnames, "network", func(id string) error {
 		_, err := cli.NetworkRemove(ctx, id, client.NetworkRemoveOptions{})
+		if err != nil && networkGone(ctx, cli, id) {
+			// A swarm overlay whose removal the manager is already
+			// carrying out answers "network … not found" with a
+			// status that does not say so; what counts is that it
+			// is no longer listed.
+			return nil
+		}
 		return err
 	})
 	errs = append(errs, e...)
@@ -244,6 +251,23 @@ func each(ids, names []string, kind string, remove func(id string) error) ([]str
 		}
 	}
 	return done, failed
+}
+
+// networkGone says whether the engine stops listing network id within
+// three seconds (a swarm removes an overlay a moment after it said so).
+func networkGone(ctx context.Context, cli client.APIClient, id string) bool {
+	for range 12 {
+		ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: make(client.Filters).Add("id", id)})
+		if err == nil && len(ns.Items) == 0 {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	return false
 }
 
 // containerName is a container's name without its slash, or its short ID.
