@@ -56,9 +56,17 @@ func Start(t testing.TB, images ...string) rig.State {
 
 // Lock holds the machine's one rig for t: test processes that make it
 // (go test runs packages side by side) take turns, by an exclusive lock
-// on a file beside the rig's state, released when t ends.
+// on a file beside the rig's state, released when t ends. A test first
+// holds the container lock exclusive (dockertest.Alone): the rig puts
+// the engine into a swarm and takes it out again, and a full suite run
+// with container tests side by side saw the engine stop answering for
+// minutes; the swarm's changes under other tests' containers are the
+// first suspect, so they no longer overlap.
 func Lock(t testing.TB) {
 	t.Helper()
+	if tt, ok := t.(*testing.T); ok {
+		dockertest.Alone(tt)
+	}
 	if err := os.MkdirAll(rig.Dir(), 0o700); err != nil {
 		t.Fatal(err)
 	}
