@@ -49,9 +49,23 @@ func TestAttachSeesTheRunningClusterAndLeavesIt(t *testing.T) {
 	if !maps.EqualFunc(st.Net, owner.State().Net, chaos.Params.Equal) || len(st.Net) != 2 {
 		t.Errorf("attached backend reads per-node faults %v, the owner holds %v", st.Net, owner.State().Net)
 	}
-	for _, id := range ids(1, 2, 3) {
-		if st.Views[id].Leader != owner.State().Views[id].Leader {
-			t.Errorf("node %d: attached reads view %v, the owner %v", id, st.Views[id], owner.State().Views[id])
+	// Both read a live, faulted cluster at moments of their own; a view
+	// may change between the two reads, so await the moment they agree.
+	sameViews := func(st chaos.State) bool {
+		o := owner.State()
+		for _, id := range ids(1, 2, 3) {
+			if st.Views[id].Leader != o.Views[id].Leader {
+				return false
+			}
+		}
+		return true
+	}
+	if ok, err := a.Await(context.Background(), 5*time.Second, sameViews); err != nil || !ok {
+		st, o := a.State(), owner.State()
+		for _, id := range ids(1, 2, 3) {
+			if st.Views[id].Leader != o.Views[id].Leader {
+				t.Errorf("node %d: attached reads view %v, the owner %v (for 5 s; %v)", id, st.Views[id], o.Views[id], err)
+			}
 		}
 	}
 	// The history starts at the attach: one view per node, nothing older.
