@@ -199,6 +199,12 @@ type ClusterSpec struct {
 	// spans several (nil: the backend's default, round-robin); the
 	// simulator keeps it as its world's placement, for the shape Engines.
 	Placement Placement
+	// Gated asks a backend that is a Gate to boot every node without
+	// starting its election machine, until Open: set by the harness when
+	// a scenario opens with faults, so that they are in force before the
+	// first election (Gate). A backend that is not a Gate never sees it
+	// set.
+	Gated bool
 }
 
 // Validate checks a spec before anything starts.
@@ -286,6 +292,27 @@ type Backend interface {
 	// Close stops every node and removes everything Start created. It is
 	// safe to call after a failed Start and more than once.
 	Close(ctx context.Context) error
+}
+
+// Gate is a backend whose nodes can boot without electing. Start with
+// ClusterSpec.Gated leaves every node up, reachable and controllable, but
+// with its election machine not started — no timer, no message of its own
+// — until Open starts them all. The harness plays the faults a scenario
+// opens with in between, so they are in force before anyone elects, as in
+// the simulator, where every machine starts at time zero and the opening
+// faults take effect at that same instant, before any timer can fire.
+// Without the gate a container cluster's first election races its
+// opening faults: its nodes boot one by one, each electing as soon as its
+// own timer fires, while the faults are carried out one step at a time.
+//
+// A node that restarts after Open starts its machine once what the world
+// holds for it (its clock, its one-way cuts) is back in place; before
+// Open it stays gated.
+type Gate interface {
+	Backend
+	// Open starts the election machine of every node that runs; it
+	// returns once each has started. Calling it again does nothing.
+	Open(ctx context.Context) error
 }
 
 // Describe is what every node believes, compactly:

@@ -93,6 +93,9 @@ func controlArgs(id election.NodeID, c control.Request) ([]string, error) {
 		}
 		args = append(args, set.flag+"="+strings.Join(ids, ","))
 	}
+	if c.Start {
+		args = append(args, "--start")
+	}
 	return args, nil
 }
 

@@ -157,7 +157,10 @@ type Backend struct {
 	delays map[election.NodeID]delayHelper
 	// ctl is what each node's process was last sent over the control
 	// channel (nodectl.go).
-	ctl     map[election.NodeID]nodeControl
+	ctl map[election.NodeID]nodeControl
+	// opened is set by Open: the nodes of a gated run (spec.Gated) may
+	// start their machines (nodectl.go).
+	opened  bool
 	helpers map[string]int // helper container IDs not yet removed, with their engine (engines.go)
 	// others are the engines of a run that spans several, beyond the
 	// first (b.cli's); a node's eng indexes the run's engines, 0 the

@@ -15,17 +15,35 @@ import (
 
 // What a node's process holds of the world that only the node itself can
 // carry out: its clock (rate, and the jumps it took), its drop set (the
-// receiving end of one-way cuts, rules.DropFrom) and its hold set (the
-// receiving end of jams, holdFrom). The world model says what it should
-// be; reconcileNodes brings each process there over the control channel
+// receiving end of one-way cuts, rules.DropFrom), its hold set (the
+// receiving end of jams, holdFrom) and, in a gated run, whether its
+// machine has started (Open). The world model says what it should be;
+// reconcileNodes brings each process there over the control channel
 // (control.go). A new process (a restart, or a node that died and came
-// back on its own) starts at rate 1 with nothing dropped or held.
+// back on its own) starts at rate 1 with nothing dropped or held, and
+// gated when the run is.
 type nodeControl struct {
-	boot   int // the boot (len(rec.Boots)) this describes
-	rate   float64
-	jumped time.Duration
-	drop   []election.NodeID
-	hold   []election.NodeID
+	boot    int // the boot (len(rec.Boots)) this describes
+	rate    float64
+	jumped  time.Duration
+	drop    []election.NodeID
+	hold    []election.NodeID
+	started bool
+}
+
+// Open starts the election machines of a gated run's nodes (chaos.Gate):
+// every node that runs now, at once, each after what the world holds for
+// it is in place; a paused node when it resumes, a stopped one when it
+// restarts. A run that is not gated has nothing to open.
+func (b *Backend) Open(ctx context.Context) error {
+	b.mu.Lock()
+	already := b.opened
+	b.opened = true
+	b.mu.Unlock()
+	if already || !b.spec.Gated {
+		return nil
+	}
+	return b.reconcileNodes(ctx, nil)
 }
 
 // A node holds as many jammed messages as the simulator does: a compile
@@ -95,6 +113,7 @@ func (b *Backend) reconcileNode(ctx context.Context, n *node) error {
 	want := b.world.ClockOf(n.id)
 	drop := rules.DropFrom(b.world, b.spec.Members, n.id)
 	hold := holdFrom(b.world, b.spec.Members, n.id)
+	start := !b.spec.Gated || b.opened
 	have := b.heldLocked(n)
 	b.mu.Unlock()
 
@@ -119,16 +138,24 @@ func (b *Backend) reconcileNode(ctx context.Context, n *node) error {
 			reqs = append(reqs, control.HoldFrom(hold...))
 		}
 	}
+	if start && !have.started {
+		// Last: the machine's first election sees the rest in place.
+		if len(reqs) > 0 {
+			reqs[len(reqs)-1].Start = true
+		} else {
+			reqs = append(reqs, control.Start())
+		}
+	}
 	for _, c := range reqs {
 		if _, err := b.control(ctx, n.id, c); err != nil {
 			return fmt.Errorf("docker: node %d: %w", n.id, err)
 		}
 	}
 	if len(reqs) > 0 {
-		b.logf("node %d: clock %g×, jumped %v, dropping from %v, holding from %v: in effect", n.id, want.Rate, want.Jumped, drop, hold)
+		b.logf("node %d: clock %g×, jumped %v, dropping from %v, holding from %v, started %v: in effect", n.id, want.Rate, want.Jumped, drop, hold, start || have.started)
 	}
 	b.mu.Lock()
-	b.ctl[n.id] = nodeControl{boot: have.boot, rate: want.Rate, jumped: want.Jumped, drop: drop, hold: hold}
+	b.ctl[n.id] = nodeControl{boot: have.boot, rate: want.Rate, jumped: want.Jumped, drop: drop, hold: hold, started: start || have.started}
 	b.mu.Unlock()
 	return nil
 }
@@ -140,7 +167,7 @@ func (b *Backend) heldLocked(n *node) nodeControl {
 	if c, ok := b.ctl[n.id]; ok && c.boot == boot {
 		return c
 	}
-	return nodeControl{boot: boot, rate: 1}
+	return nodeControl{boot: boot, rate: 1, started: !b.spec.Gated}
 }
 
 // noted takes a node's line about a control change into what its process
@@ -193,6 +220,7 @@ func (b *Backend) adoptControl() {
 			b.world.Apply(chaos.Fault{Op: chaos.Clock, Nodes: []election.NodeID{id}, Params: p}, b.spec.Members)
 		}
 		said.boot = len(n.rec.Boots)
+		said.started = true // an attached cluster's machines run (its spec is never gated)
 		b.ctl[id] = said
 	}
 }

@@ -273,6 +273,11 @@ func nodeEnv(spec chaos.ClusterSpec, programLine, secret string, addrs map[elect
 			env["RINGLEADER_PROGRAM_TIMEOUT"] = spec.ProgramTimeout.String()
 		}
 	}
+	if spec.Gated && spec.System == nil {
+		// Booted gated, started by Open (nodectl.go); a restarted
+		// container keeps it and is started again the same way.
+		env["RINGLEADER_GATED"] = "true"
+	}
 	if spec.Seed != 0 {
 		// One seed per node, all derived from the run's.
 		env["RINGLEADER_SEED"] = strconv.FormatInt(spec.Seed*1_000_003+int64(id), 10)

@@ -152,6 +152,13 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 		Members: r.members, Timing: sc.Cluster.Timing, Seed: opts.Seed,
 		System: sc.Cluster.System, SystemOptions: sc.Cluster.SystemOptions, Placement: sc.Cluster.Placement,
 	}
+	if gate, ok := backend.(chaos.Gate); ok && sc.Cluster.System == nil {
+		// A real server cannot be held back: its opening faults still
+		// race its first election (docs/scenarios.md).
+		if r.opening = openingFaults(sc.Steps); r.opening > 0 {
+			spec.Gated, r.gate = true, gate
+		}
+	}
 	r.mark("start cluster " + spec.Name)
 	if err := backend.Start(ctx, spec, sink); err != nil {
 		res.Errors = append(res.Errors, "start: "+err.Error())
@@ -181,13 +188,17 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 
 // runner is one run in progress.
 type runner struct {
-	sc          *scenario.Scenario
-	b           chaos.Backend
-	opts        Options
-	sink        history.Sink
-	alg         election.Algorithm
-	members     []election.NodeID
-	player      *Player
+	sc      *scenario.Scenario
+	b       chaos.Backend
+	opts    Options
+	sink    history.Sink
+	alg     election.Algorithm
+	members []election.NodeID
+	player  *Player
+	// gate, when set, holds the nodes' machines back until the first
+	// opening steps (the faults the scenario opens with) are in force.
+	gate        chaos.Gate
+	opening     int
 	label       string
 	res         *Result
 	start, end  time.Time
@@ -255,7 +266,40 @@ func (r *runner) steps(ctx context.Context) error {
 			}
 			r.mark(fmt.Sprintf("step %d/%d %s", i+1, n, verdict))
 		}
+		if r.gate != nil && i+1 == r.opening {
+			if err := r.openGate(ctx); err != nil {
+				return err
+			}
+		}
 	}
+	return nil
+}
+
+// GateMark is the note of the mark the harness records when a gated run's
+// nodes start electing, the scenario's opening faults in force.
+const GateMark = "gate open: the opening faults are in force, the nodes start electing"
+
+// openingFaults is how many steps, from the first, inject or heal faults:
+// the faults a scenario opens with, in force before its first election.
+func openingFaults(steps []scenario.Step) int {
+	for i, st := range steps {
+		if !st.Op.IsFault() {
+			return i
+		}
+	}
+	return len(steps)
+}
+
+// openGate starts the machines of a gated run (chaos.Gate) once its
+// opening faults are in force.
+func (r *runner) openGate(ctx context.Context) error {
+	r.mark(GateMark)
+	t0 := r.b.Now()
+	if err := r.gate.Open(ctx); err != nil {
+		r.mark("gate not opened: " + err.Error())
+		return fmt.Errorf("starting the nodes' machines after the %d opening fault step(s): %w", r.opening, err)
+	}
+	r.progress("opening faults in force: the nodes start electing (%s)", millis.Of(r.b.Now().Sub(t0)))
 	return nil
 }
 

@@ -32,13 +32,7 @@ func TestShippedScenariosPassInContainers(t *testing.T) {
 	}
 	for _, sc := range shipped(t) {
 		t.Run(sc.Name, func(t *testing.T) {
-			if reason, ok := raceTheFirstElection[sc.Name]; ok {
-				t.Parallel()
-				t.Log("alone: " + reason)
-				dockertest.Alone(t)
-			} else {
-				dockertest.Parallel(t)
-			}
+			dockertest.Parallel(t)
 			b := docker.New(docker.WithBuild(false))
 			res, err := harness.Run(ctx, sc, b, harness.Options{Store: store(t), Seed: 1, Progress: testWriter{t}})
 			if err != nil {
@@ -58,28 +52,4 @@ func TestShippedScenariosPassInContainers(t *testing.T) {
 			}
 		})
 	}
-}
-
-// raceTheFirstElection are the shipped scenarios whose premise is set up
-// by steps that race the cluster's first election: raft-deaf-node's node 1
-// is to be deaf "from the start", but its four one-way cuts are four
-// steps, each a round trip over the control channel, taken once every node
-// has booted. Should 1 time out first and collect its votes before the
-// cuts are in place, it leads (and, without check-quorum, stays leader
-// with the term at 1; with it, steps down while 2–5 still follow it), and
-// the scenario fails. With four scenarios at once on a loaded two-core
-// machine each cut took 0.1–0.4 s and raft-deaf-node's first leader (4)
-// was elected before the third cut landed; with six at once node 1 won in
-// both. So they run alone, which keeps the window as narrow as it was when
-// every scenario ran alone, until a one-way cut of several links is one
-// step, or the cuts can be in place before the nodes boot.
-//
-// raft-partial-connectivity's partition is its first step too: should 4
-// (or 5) win the first election before it lands, the cut makes it step
-// down while 1–3 follow it, and "1–3 agree for 4 s" breaks (seen once in
-// a full make test here, 4 leading, broken 261 ms into the 4 s).
-var raceTheFirstElection = map[string]string{
-	"raft-deaf-node":            "its four one-way cuts race the first election",
-	"raft-deaf-node-no-options": "its four one-way cuts race the first election",
-	"raft-partial-connectivity": "its partition races the first election",
 }

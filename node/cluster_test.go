@@ -42,6 +42,8 @@ type testCluster struct {
 	logLevel logrus.Level
 	// summaryEvery is the nodes' Config.SummaryEvery (0: the default).
 	summaryEvery time.Duration
+	// gated boots the nodes gated (Config.Gated).
+	gated bool
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every view or log line
@@ -95,7 +97,7 @@ func (c *testCluster) config(id election.NodeID) Config {
 		ID: id, Peers: c.peers, Algorithm: c.algorithm, Program: c.program, Quorum: c.quorum, Timing: c.timing,
 		Cluster: "test", Secret: c.secret, NATSURL: c.natsURL, ClientPort: -1, ClusterPort: port, ListenHost: "127.0.0.1",
 		StateDir: c.dirs[id], Seed: uint64(id), Log: sink, StatusAddr: "127.0.0.1:0",
-		LogLevel: c.logLevel, SummaryEvery: c.summaryEvery,
+		LogLevel: c.logLevel, SummaryEvery: c.summaryEvery, Gated: c.gated,
 		OnView: func(v election.View) {
 			c.mu.Lock()
 			if c.incarnation[id] == inc { // not a killed node's last gasp

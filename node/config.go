@@ -81,6 +81,13 @@ type Config struct {
 	// rate (a restarted container keeps its rate fault); a control
 	// request changes it at run time (docs/node.md). 0 means 1.
 	ClockRate float64
+	// Gated boots the node without starting its election machine: it
+	// joins the cluster, answers control requests and queues what peers
+	// send it, and starts the machine on a control request {"start":true}
+	// (chaos.Gate: the harness puts a scenario's opening faults in place
+	// first). A restarted container keeps it, and is started again the
+	// same way.
+	Gated bool
 
 	// The fields below are for programs and tests that embed a node.
 
@@ -150,6 +157,7 @@ var settings = []setting{
 	{"log-level", "RINGLEADER_LOG_LEVEL", "info", "info, debug (adds a line per message sent and received) or trace (adds the NATS server's own log)"},
 	{"seed", "RINGLEADER_SEED", "", "seed for the machine's randomness (default: from id and time)"},
 	{"clock-rate", "RINGLEADER_CLOCK_RATE", "1", "the rate of the clock the election machine reads (a clock fault: 0.5 runs at half speed)"},
+	{"gated", "RINGLEADER_GATED", "false", "boot without electing until a control request {\"start\":true} starts the machine (the harness puts a scenario's opening faults in place first)"},
 }
 
 // ParseArgs builds a Config from command-line arguments and the environment
@@ -368,6 +376,9 @@ func parseRest(c Config, get, getenv func(string) string, bad badFunc) (Config, 
 		return Config{}, bad("clock-rate", "%v", err)
 	}
 	c.ClockRate = rate
+	if c.Gated, err = strconv.ParseBool(get("gated")); err != nil {
+		return Config{}, bad("gated", "%q: want true or false", get("gated"))
+	}
 	return c, nil
 }
 

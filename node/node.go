@@ -90,6 +90,9 @@ type Node struct {
 	// hold is the receiving end of jams (hold.go): election messages from
 	// the senders it names are held on arrival until it no longer does.
 	hold holdSet
+	// gate is closed while a gated node's machine waits for a start
+	// request (gate.go).
+	gate gate
 	// elapsed and afterFunc are true time and real timers; tests replace
 	// them to drive the clock without waiting.
 	elapsed   func() time.Duration
@@ -414,7 +417,12 @@ func (n *Node) loop() {
 	n.summary = summaryState{at: n.started, counters: newStats(), view: election.View{Role: election.Undecided}}
 	tick := time.NewTicker(n.cfg.SummaryEvery)
 	defer tick.Stop()
-	n.apply(n.step(election.Event{Kind: election.EventStart}))
+	if n.cfg.Gated {
+		n.gate.closed = true
+		n.note(EventGated).Info(`booted gated: the machine starts on a control request {"start":true}`)
+	} else {
+		n.apply(n.step(election.Event{Kind: election.EventStart}))
+	}
 	for {
 		select {
 		case <-n.quit:
@@ -460,6 +468,10 @@ func (n *Node) handle(in input) {
 		n.stats.Hints++
 		n.mu.Unlock()
 		n.note(EventPeerDownHint).WithFields(logrus.Fields{"peer": in.peer, "source": in.source}).Info("peer-down hint")
+		if n.gate.closed {
+			n.keepHint(in.peer) // the machine hears it when it starts
+			return
+		}
 		n.apply(n.step(election.Event{Kind: election.EventPeerDown, Peer: in.peer}))
 	case inPeerUp:
 		delete(n.down, in.peer)
@@ -506,8 +518,13 @@ func (n *Node) receive(data []byte) {
 }
 
 // deliver hands m, a message accepted from the inbox (or released from the
-// hold set), to the machine, recorded as received now.
+// hold set), to the machine, recorded as received now; a gated node keeps
+// it until its machine starts.
 func (n *Node) deliver(m election.Message) {
+	if n.gate.closed {
+		n.keepGated(m) // delivered when the machine starts
+		return
+	}
 	delete(n.down, m.From)
 	n.mu.Lock()
 	n.stats.Received++

@@ -128,6 +128,12 @@ func (n *Node) control(data []byte, reply string) {
 		n.setHold(*c.HoldFrom)
 	}
 	r.HoldFrom, r.Held = n.holdList(), len(n.hold.queue)
+	if c.Start {
+		// Last: a gated node's first election sees the clock, drop
+		// set and hold set this request brings.
+		n.openGate()
+	}
+	r.Gated = n.gate.closed
 	n.answer(reply, r)
 }
 

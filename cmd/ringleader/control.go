@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	commands["control"] = command{summary: "change a running node's clock, drop set or hold set (the harness's control account; needs the cluster's secret)", run: runControl}
+	commands["control"] = command{summary: "change a running node's clock, drop set or hold set, or start a gated node (the harness's control account; needs the cluster's secret)", run: runControl}
 }
 
 // runControl: exit 0 once the node answered that the change is in effect,
@@ -34,12 +34,14 @@ func runControl(args []string) int {
 	jump := fs.Duration("clock-jump", 0, "jump the node's clock by this much, whole milliseconds (e.g. 250ms, -1s)")
 	dropFrom := fs.String("drop-from", "", "replace the node's drop set: the IDs whose messages it drops on arrival, comma-separated; empty drops nothing")
 	holdFrom := fs.String("hold-from", "", "replace the node's hold set: the IDs whose messages it holds on arrival until a later set no longer names them, comma-separated; empty holds nothing (and delivers what was held)")
+	start := fs.Bool("start", false, "start the election machine of a node that booted gated (RINGLEADER_GATED), after the rest of the request; a node that runs already takes it as done")
 	timeout := fs.Duration("timeout", control.Timeout, "how long to wait for the node's answer")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: ringleader control --node ID [--clock-rate R | --clock-jump D] [--drop-from IDS] [--hold-from IDS] [flags]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: ringleader control --node ID [--clock-rate R | --clock-jump D] [--drop-from IDS] [--hold-from IDS] [--start] [flags]\n\n"+
 			"Logs in as the control account and asks one node to change its clock, its\n"+
 			"drop set (the receiving end of a one-way cut) or its hold set (the receiving\n"+
-			"end of a jam), live. Prints the node's answer\n"+
+			"end of a jam), live, or to start the machine of a node that booted gated\n"+
+			"(the harness's way to put a scenario's opening faults first). Prints the node's answer\n"+
 			"once the change is in effect. The secret comes from $%s, never a flag.\n\nFlags:\n", trust.SecretEnv)
 		printFlags(fs.Output(), fs)
 	}
@@ -49,6 +51,10 @@ func runControl(args []string) int {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	c, err := controlOf(fs.NArg(), *id, given, *rate, *jump, *dropFrom, *holdFrom)
+	c.Start = *start
+	if err != nil && *start && errors.Is(err, errNothingToChange) {
+		err = nil
+	}
 	if err == nil && *timeout <= 0 {
 		err = fmt.Errorf("--timeout: %v is not a positive duration", *timeout)
 	}
@@ -71,7 +77,10 @@ func runControl(args []string) int {
 	return 0
 }
 
-// controlOf is the request the flags ask for, or what is wrong with them.
+var errNothingToChange = errors.New("nothing to change: give --clock-rate, --clock-jump, --drop-from, --hold-from or --start")
+
+// controlOf is the request the flags ask for (but --start), or what is
+// wrong with them.
 func controlOf(nargs, id int, given map[string]bool, rate float64, jump time.Duration, dropFrom, holdFrom string) (control.Request, error) {
 	var c control.Request
 	switch {
@@ -110,7 +119,7 @@ func controlOf(nargs, id int, given map[string]bool, rate float64, jump time.Dur
 		*set.dst = &ids
 	}
 	if c.Clock == nil && c.DropFrom == nil && c.HoldFrom == nil {
-		return c, errors.New("nothing to change: give --clock-rate, --clock-jump, --drop-from or --hold-from")
+		return c, errNothingToChange
 	}
 	if _, err := control.Encode(c); err != nil {
 		return c, fmt.Errorf("%s: %v", flagOf(c), strings.TrimPrefix(err.Error(), "wire: bad-field: "))

@@ -15,6 +15,7 @@
 //	{"v":1,"drop_from":[1,2]}
 //	{"v":1,"clock":{"rate":2},"drop_from":[]}
 //	{"v":1,"hold_from":[2]}
+//	{"v":1,"start":true}
 //
 // and the answer
 //
@@ -58,6 +59,12 @@ type Request struct {
 	// receiving end of a jam, chaos.Jam). The node holds at most
 	// MaxHeld messages; past that it counts and drops the overflow.
 	HoldFrom *[]election.NodeID `json:"hold_from,omitempty"`
+	// Start starts the election machine of a node that booted gated
+	// (RINGLEADER_GATED, chaos.Gate), after the rest of the request has
+	// taken effect: messages that reached it meanwhile are delivered
+	// then, in arrival order. A node whose machine runs already takes it
+	// as done, so it can be sent again safely.
+	Start bool `json:"start,omitempty"`
 }
 
 // ClockChange is a rate (from clock.MinRate to clock.MaxRate; 1 is real
@@ -82,6 +89,9 @@ func DropFrom(ids ...election.NodeID) Request {
 	set := append([]election.NodeID{}, ids...)
 	return Request{DropFrom: &set}
 }
+
+// Start is a control that starts a gated node's machine.
+func Start() Request { return Request{Start: true} }
 
 // HoldFrom is a control that replaces the hold set with ids.
 func HoldFrom(ids ...election.NodeID) Request {
@@ -116,6 +126,8 @@ type Reply struct {
 	DropFrom  []election.NodeID `json:"drop_from,omitempty"`
 	HoldFrom  []election.NodeID `json:"hold_from,omitempty"`
 	Held      int               `json:"held,omitempty"`
+	// Gated is true while the node's machine waits for a start.
+	Gated bool `json:"gated,omitempty"`
 }
 
 // Encode is the request for c; it refuses what a node would refuse
@@ -189,8 +201,8 @@ func (c Request) check() error {
 	bad := func(format string, a ...any) error {
 		return &wire.Error{Reason: wire.BadField, Detail: fmt.Sprintf(format, a...)}
 	}
-	if c.Clock == nil && c.DropFrom == nil && c.HoldFrom == nil {
-		return bad(`control request changes nothing: want "clock", "drop_from" and/or "hold_from"`)
+	if c.Clock == nil && c.DropFrom == nil && c.HoldFrom == nil && !c.Start {
+		return bad(`control request changes nothing: want "clock", "drop_from", "hold_from" and/or "start"`)
 	}
 	if cc := c.Clock; cc != nil {
 		switch {
