@@ -434,7 +434,7 @@ func (b *Backend) removeOverlay(ctx context.Context, netID string) error {
 	var err error
 	for i := 0; i < 20; i++ {
 		_, err = b.cli.NetworkRemove(ctx, netID, client.NetworkRemoveOptions{})
-		if err == nil || isNotFound(err) || b.overlayGone(ctx, netID) {
+		if err == nil || isNotFound(err) || reaper.NetworkUnlisted(ctx, b.cli, netID) {
 			// A refused removal may still have gone through (the
 			// swarm removes the network a moment later), and the
 			// next one is then told "not found" with a status
@@ -448,12 +448,6 @@ func (b *Backend) removeOverlay(ctx context.Context, netID string) error {
 		}
 	}
 	return err
-}
-
-// overlayGone says whether the first engine no longer lists network id.
-func (b *Backend) overlayGone(ctx context.Context, id string) bool {
-	ns, err := b.cli.NetworkList(ctx, client.NetworkListOptions{Filters: make(client.Filters).Add("id", id)})
-	return err == nil && len(ns.Items) == 0
 }
 
 // uniq is its arguments without repeats, in order.

@@ -257,8 +257,7 @@ func each(ids, names []string, kind string, remove func(id string) error) ([]str
 // three seconds (a swarm removes an overlay a moment after it said so).
 func networkGone(ctx context.Context, cli client.APIClient, id string) bool {
 	for range 12 {
-		ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: make(client.Filters).Add("id", id)})
-		if err == nil && len(ns.Items) == 0 {
+		if NetworkUnlisted(ctx, cli, id) {
 			return true
 		}
 		select {
@@ -268,6 +267,15 @@ func networkGone(ctx context.Context, cli client.APIClient, id string) bool {
 		}
 	}
 	return false
+}
+
+// NetworkUnlisted says whether the engine answers that it lists no
+// network id: a removal the engine refused may still have gone through (a
+// swarm removes an overlay a moment after it says so), and this is how to
+// tell. An engine that does not answer says nothing, so false.
+func NetworkUnlisted(ctx context.Context, cli client.APIClient, id string) bool {
+	ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: make(client.Filters).Add("id", id)})
+	return err == nil && len(ns.Items) == 0
 }
 
 // containerName is a container's name without its slash, or its short ID.
