@@ -254,7 +254,13 @@ func (b *Backend) stopReaper(ctx context.Context, cli client.APIClient, slot **w
 	}
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer rcancel()
-	if _, err := cli.ContainerRemove(rctx, w.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !isNotFound(err) {
+	_, err = cli.ContainerRemove(rctx, w.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	if reaper.RemovalInProgress(err) {
+		// The engine's own AutoRemove got there first, on a busy engine
+		// later than the wait above: await its end.
+		err = reaper.AwaitRemoved(rctx, cli, w.id)
+	}
+	if err != nil && !isNotFound(err) {
 		return false, fmt.Errorf("remove the reaper %s: %w", w.name, err)
 	}
 	return false, nil

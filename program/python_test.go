@@ -3,6 +3,7 @@ package program_test
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/ringleader-dev/ringleader/check"
@@ -13,6 +14,12 @@ import (
 // python3 is the interpreter's path. Without one the test is skipped,
 // unless CI=true: there a missing interpreter is a failure, as a missing
 // Docker engine is for the container tests.
+//
+// The path is the interpreter itself (sys.executable), not what PATH
+// finds first: a version manager's shim (pyenv's) is a shell script that
+// forks a dozen processes before Python starts, which a schedule of five
+// nodes pays five times, and under a loaded suite that made a node's first
+// answer miss its 20 s.
 func python3(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("python3")
@@ -21,6 +28,10 @@ func python3(t *testing.T) string {
 			t.Fatalf("python3 not found, and CI=true: the Python example must be tested (%v)", err)
 		}
 		t.Skipf("python3 not found (%v); CI=true makes this a failure", err)
+	}
+	out, err := exec.Command(p, "-c", "import sys; print(sys.executable)").Output()
+	if real := strings.TrimSpace(string(out)); err == nil && real != "" {
+		return real
 	}
 	return p
 }

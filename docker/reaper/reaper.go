@@ -135,6 +135,9 @@ func (s Sweep) Do(ctx context.Context, cli client.APIClient) (Removed, error) {
 	}
 	rm.Containers, errs = each(cids, cnames, "container", func(id string) error {
 		_, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+		if RemovalInProgress(err) {
+			err = AwaitRemoved(ctx, cli, id) // an AutoRemove, or another sweep, got there first
+		}
 		return err
 	})
 
@@ -267,6 +270,27 @@ func networkGone(ctx context.Context, cli client.APIClient, id string) bool {
 		}
 	}
 	return false
+}
+
+// RemovalInProgress says whether err is the engine's refusal to remove a
+// container it is removing already.
+func RemovalInProgress(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "already in progress")
+}
+
+// AwaitRemoved waits until the engine no longer knows container id (nil),
+// or ctx ends (its error).
+func AwaitRemoved(ctx context.Context, cli client.APIClient, id string) error {
+	for {
+		if _, err := cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{}); cerrdefs.IsNotFound(err) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("its removal, in progress, did not end: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // NetworkUnlisted says whether the engine answers that it lists no

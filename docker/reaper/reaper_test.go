@@ -2,6 +2,7 @@ package reaper
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -111,5 +112,21 @@ func TestSweepKeepsLiveRunsAndTheImagesTheyUse(t *testing.T) {
 	// the fake keeps listing what it "removed": the dead run counts, the live one not
 	if want := []string{"container rl-dead-1", "network rl-dead", "volume vol-dead"}; !slices.Equal(left, want) {
 		t.Errorf("LeftExcept(live) = %v, want the dead run's container, network and volume only", left)
+	}
+}
+
+// TestRemovalInProgressIsTheEnginesRefusal: the engine's answer to removing
+// a container it is removing already (an AutoRemove that got there first)
+// is told apart from any other failure.
+func TestRemovalInProgressIsTheEnginesRefusal(t *testing.T) {
+	for err, want := range map[error]bool{
+		nil: false,
+		errors.New("Error response from daemon: removal of container 2b6527609dc9 is already in progress"): true,
+		errors.New("Error response from daemon: No such container: 2b6527609dc9"):                          false,
+		errors.New("context deadline exceeded"):                                                            false,
+	} {
+		if got := RemovalInProgress(err); got != want {
+			t.Errorf("RemovalInProgress(%v) = %v, want %v", err, got, want)
+		}
 	}
 }
