@@ -143,8 +143,8 @@ vet: ## go vet, gofmt, and the node image's build (-tags nodeimage) compiling
 # measure time: with four, a delay's measured latency and an embedded
 # NATS server's start both missed their bounds in a full run. How many
 # clusters the container tests start at once across all packages is
-# internal/dockertest's slot count (RINGLEADER_TEST_CLUSTERS, default two
-# per core); a test that measures time runs alone (dockertest.Alone)
+# internal/dockertest's slot count (RINGLEADER_TEST_CLUSTERS, default three
+# per two cores); a test that measures time runs alone (dockertest.Alone)
 # whatever these say.
 TEST_PACKAGES ?= 2
 TEST_PARALLEL ?= 4

@@ -27,9 +27,13 @@ import (
 // in until it has had its turn.
 
 // SlotsEnv caps how many Parallel tests hold a container slot at once
-// across every test binary on the machine (default: two per core, the
-// cores Go sees). go test's -p and -parallel multiply: four packages at
-// once, each four tests at once, would be sixteen clusters on two cores.
+// across every test binary on the machine (default: three per two cores,
+// the cores Go sees, at least one). go test's -p and -parallel multiply:
+// four packages at once, each four tests at once, would be sixteen
+// clusters on two cores. Two per core was the default until full suites
+// on a busy two-core machine (load 20-28, half of it the kernel's) timed
+// out engine calls in clean-ups, a Python node's first answer and a
+// minority leader's step-down.
 const SlotsEnv = "RINGLEADER_TEST_CLUSTERS"
 
 // slots is how many container tests may run at once on this machine.
@@ -37,7 +41,7 @@ func slots() int {
 	if n, err := strconv.Atoi(os.Getenv(SlotsEnv)); err == nil && n > 0 {
 		return n
 	}
-	return 2 * runtime.NumCPU()
+	return max(1, 3*runtime.NumCPU()/2)
 }
 
 // LockDir is the directory of the lock files, one per machine and user of
