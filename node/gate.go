@@ -57,14 +57,8 @@ func (n *Node) keepGated(m election.Message) {
 		n.gate.queue = append(n.gate.queue, gated{m: m})
 		return
 	}
-	n.mu.Lock()
-	n.stats.Dropped[DropGatedOver]++
-	n.mu.Unlock()
-	n.gate.overflow++
-	if n.gate.overflow == 1 {
-		n.note(EventGatedOver).WithFields(logrus.Fields{LogHeld: len(n.gate.queue), "from": m.From, "type": m.Type}).
-			Warn("gated node's queue full: messages are dropped until its machine starts")
-	}
+	n.dropOverBound(m, DropGatedOver, &n.gate.overflow, len(n.gate.queue), EventGatedOver,
+		"gated node's queue full: messages are dropped until its machine starts")
 }
 
 // openGate starts the machine of a gated node: the start event, then what

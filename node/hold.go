@@ -52,13 +52,20 @@ func (n *Node) holdMessage(m election.Message) {
 		n.hold.queue = append(n.hold.queue, m)
 		return
 	}
+	n.dropOverBound(m, DropHeldOver, &n.hold.overflow, len(n.hold.queue), EventHeldOver,
+		"hold queue full: messages from held senders are dropped, not held, until it is released")
+}
+
+// dropOverBound drops m, which found a queue of held messages at its bound
+// (control.MaxHeld): counted under reason, added to the queue's overflow,
+// and logged as event with message msg for the first of a run of them.
+func (n *Node) dropOverBound(m election.Message, reason string, overflow *int, held int, event, msg string) {
 	n.mu.Lock()
-	n.stats.Dropped[DropHeldOver]++
+	n.stats.Dropped[reason]++
 	n.mu.Unlock()
-	n.hold.overflow++
-	if n.hold.overflow == 1 {
-		n.note(EventHeldOver).WithFields(logrus.Fields{LogHeld: len(n.hold.queue), "from": m.From, "type": m.Type}).
-			Warn("hold queue full: messages from held senders are dropped, not held, until it is released")
+	*overflow++
+	if *overflow == 1 {
+		n.note(event).WithFields(logrus.Fields{LogHeld: held, "from": m.From, "type": m.Type}).Warn(msg)
 	}
 }
 

@@ -50,11 +50,7 @@ func runControl(args []string) int {
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	c, err := controlOf(fs.NArg(), *id, given, *rate, *jump, *dropFrom, *holdFrom)
-	c.Start = *start
-	if err != nil && *start && errors.Is(err, errNothingToChange) {
-		err = nil
-	}
+	c, err := controlOf(fs.NArg(), *id, given, *rate, *jump, *dropFrom, *holdFrom, *start)
 	if err == nil && *timeout <= 0 {
 		err = fmt.Errorf("--timeout: %v is not a positive duration", *timeout)
 	}
@@ -77,11 +73,8 @@ func runControl(args []string) int {
 	return 0
 }
 
-var errNothingToChange = errors.New("nothing to change: give --clock-rate, --clock-jump, --drop-from, --hold-from or --start")
-
-// controlOf is the request the flags ask for (but --start), or what is
-// wrong with them.
-func controlOf(nargs, id int, given map[string]bool, rate float64, jump time.Duration, dropFrom, holdFrom string) (control.Request, error) {
+// controlOf is the request the flags ask for, or what is wrong with them.
+func controlOf(nargs, id int, given map[string]bool, rate float64, jump time.Duration, dropFrom, holdFrom string, start bool) (control.Request, error) {
 	var c control.Request
 	switch {
 	case nargs > 0:
@@ -118,8 +111,9 @@ func controlOf(nargs, id int, given map[string]bool, rate float64, jump time.Dur
 		}
 		*set.dst = &ids
 	}
-	if c.Clock == nil && c.DropFrom == nil && c.HoldFrom == nil {
-		return c, errNothingToChange
+	c.Start = start
+	if c.Clock == nil && c.DropFrom == nil && c.HoldFrom == nil && !c.Start {
+		return c, errors.New("nothing to change: give --clock-rate, --clock-jump, --drop-from, --hold-from or --start")
 	}
 	if _, err := control.Encode(c); err != nil {
 		return c, fmt.Errorf("%s: %v", flagOf(c), strings.TrimPrefix(err.Error(), "wire: bad-field: "))
