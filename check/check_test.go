@@ -183,6 +183,91 @@ func TestThawedLeaderJudgedFromItsMachinesFirstAct(t *testing.T) {
 	}
 }
 
+// thawedLate is a leader 5, paused and replaced by 4, that talks (its
+// runtime records its messages) and is thawed at 2000; the engine answers
+// at 2010, before 5 writes anything.
+func thawedLate() *hist {
+	h := stableFive()
+	h.send(300, 5, 1, "HEARTBEAT")
+	h.nodeFault(500, 510, "pause", 5)
+	h.lead(1200, 4, 2).follow(1200, 4, 2, 1, 2, 3)
+	return h.nodeFault(2000, 2010, "resume", 5)
+}
+
+func TestThawedLeaderScheduledAfterTheEngineAnsweredIsJudgedFromItsFirstAct(t *testing.T) {
+	h := thawedLate()
+	h.add(history.Record{Time: at(2013), Process: "node", Kind: history.KindView, Node: 5, Boot: "b", Seq: 9,
+		View: &election.View{Leader: 4, Epoch: 2, Role: election.Follower}}) // its first act: stepping down
+	v := Check(h.recs, opts(5), NoSplitBrain)
+	ev := splitEvidence(t, v)
+	if !v.Pass || len(ev.Overlaps) != 0 {
+		t.Fatalf("a thawed leader silent until it steps down is no split brain, though the engine answered first: %s %+v", v.Summary, ev.Overlaps)
+	}
+	if len(ev.StaleOverlaps) != 1 || ev.StaleOverlaps[0].Duration != 813*time.Millisecond {
+		t.Fatalf("stale overlaps %+v, want one of 813ms (1200..2013)", ev.StaleOverlaps)
+	}
+}
+
+func TestThawedLeaderScheduledLateIsJudgedFromTheStepItsFirstInputStarts(t *testing.T) {
+	h := thawedLate()
+	recv := func(ms int, seq uint64) {
+		h.add(history.Record{Time: at(ms), Process: "node", Kind: history.KindRecv, Node: 5, Boot: "b", Seq: seq,
+			Msg: &election.Message{Type: "HEARTBEAT", From: 4, To: 5, Epoch: 2}})
+	}
+	stepDown := func(ms int, seq uint64) {
+		h.add(history.Record{Time: at(ms), Process: "node", Kind: history.KindView, Node: 5, Boot: "b", Seq: seq,
+			View: &election.View{Leader: 4, Epoch: 2, Role: election.Follower}})
+	}
+	// The runtime writes the message it hands the machine, then the
+	// machine steps down: one step, records 9 and 10.
+	recv(2013, 9)
+	stepDown(2015, 10)
+	if v := Check(h.recs, opts(5), NoSplitBrain); !v.Pass {
+		t.Fatalf("a thawed leader whose first step is to step down is no split brain: %s", v.Summary)
+	}
+
+	// A first step that does not act shows the node ran, still leading:
+	// from the engine's answer on, that is split brain.
+	h = thawedLate()
+	recv(2013, 9)
+	recv(2020, 10)
+	stepDown(2025, 11)
+	v := Check(h.recs, opts(5), NoSplitBrain)
+	ev := splitEvidence(t, v)
+	if v.Pass || len(ev.Overlaps) != 1 || ev.Overlaps[0].Duration != 15*time.Millisecond {
+		t.Fatalf("acting overlaps %+v, want one of 15ms (the ok at 2010 to the step-down at 2025)", ev.Overlaps)
+	}
+}
+
+func TestThawedLeaderThatNeverTalksIsJudgedFromTheEnginesAnswer(t *testing.T) {
+	// A real server's views are polled: its silence after the thaw says
+	// nothing of whether it ran, so the engine's answer stands.
+	h := stableFive()
+	h.nodeFault(500, 510, "pause", 5)
+	h.lead(1200, 4, 2).follow(1200, 4, 2, 1, 2, 3)
+	h.nodeFault(2000, 2010, "resume", 5)
+	h.follow(2013, 4, 2, 5)
+	v := Check(h.recs, opts(5), NoSplitBrain)
+	if ev := splitEvidence(t, v); v.Pass || len(ev.Overlaps) != 1 || ev.Overlaps[0].Duration != 3*time.Millisecond {
+		t.Fatalf("acting overlaps %+v, want one of 3ms (the ok at 2010 to the polled step-down at 2013)", ev.Overlaps)
+	}
+}
+
+func TestSimulatedResumeIsNotDeferred(t *testing.T) {
+	// The simulator completes a fault at its invoke's instant: the node
+	// runs from then, whatever it writes next.
+	h := stableFive()
+	h.send(300, 5, 1, "HEARTBEAT")
+	h.nodeFault(500, 500, "pause", 5)
+	h.lead(1200, 4, 2).follow(1200, 4, 2, 1, 2, 3)
+	h.nodeFault(2000, 2000, "resume", 5)
+	h.follow(2013, 4, 2, 5)
+	v := Check(h.recs, opts(5), NoSplitBrain)
+	if ev := splitEvidence(t, v); v.Pass || len(ev.Overlaps) != 1 || ev.Overlaps[0].Duration != 13*time.Millisecond {
+		t.Fatalf("acting overlaps %+v, want one of 13ms (2000..2013)", ev.Overlaps)
+	}
+}
+
 func TestRestartedNodeStartsUndecided(t *testing.T) {
 	h := stableFive()
 	h.nodeFault(1000, 1000, "kill", 5)
