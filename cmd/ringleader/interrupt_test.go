@@ -79,7 +79,7 @@ func runUntil(t *testing.T, out io.Writer, output func() string) (child, string,
 	go func() { c.exited <- cmd.Wait() }()
 	// The cluster's name is in the history's first mark.
 	startMark := regexp.MustCompile(`start cluster ([A-Za-z0-9_.-]+)`)
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(hangGuard)
 	for {
 		hs, _ := filepath.Glob(filepath.Join(store, "split-brain-no-quorum", "2*", "history.jsonl"))
 		if len(hs) == 1 {
@@ -92,14 +92,17 @@ func runUntil(t *testing.T, out io.Writer, output func() string) (child, string,
 		}
 		c.endedEarly(t, output)
 		if time.Now().After(deadline) {
-			t.Fatalf("no cluster started within 30s")
+			t.Fatalf("no cluster started within %v", hangGuard)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
-// awaitGone polls until nothing is labelled with run, for up to d from
-// since, and says how long it took.
+// awaitGone polls until nothing is labelled with run, and says how long
+// that took from since. d only guards against a hang: how long a removal
+// takes is the engine's business (on a loaded machine it took 15 s and
+// more for the reaper's sweeps, its exit and its own removal), and the
+// claim here is that everything goes, not how soon.
 func awaitGone(t *testing.T, run string, since time.Time, d time.Duration) time.Duration {
 	t.Helper()
 	for {
@@ -117,6 +120,11 @@ func awaitGone(t *testing.T, run string, since time.Time, d time.Duration) time.
 	}
 }
 
+// hangGuard bounds the waits for the engine in these tests: far beyond
+// what starting or removing a run takes even on a loaded machine (a
+// five-node start took 50 s in one CI run), so that only a hang trips it.
+const hangGuard = 3 * time.Minute
+
 func exitCode(err error) int {
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
@@ -133,7 +141,8 @@ func exitCode(err error) int {
 // partitioned: SIGKILL (nothing of the process runs: the reaper removes
 // the run), SIGHUP (handled like SIGINT: exit 130, results kept) and a
 // closed output pipe (`2>&1 | head -3`: exit 141, results kept). Nothing
-// labelled with the run may remain 15 s later.
+// labelled with the run may remain: the test awaits the last of it, the
+// reaper, which exits only after a sweep finds nothing left.
 func TestNothingOutlivesARun(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -175,14 +184,14 @@ func TestNothingOutlivesARun(t *testing.T) {
 				pw.Close() // the child has its own copy
 			}
 			// The mark is written just before the cluster starts.
-			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			for deadline := time.Now().Add(hangGuard); ; time.Sleep(50 * time.Millisecond) {
 				left, _ := docker.Leftovers(context.Background(), run)
 				if strings.Contains(strings.Join(left, " "), "-node5") {
 					break
 				}
 				c.endedEarly(t, said)
 				if time.Now().After(deadline) {
-					t.Fatalf("run %s has only %v after 30 s", run, left)
+					t.Fatalf("run %s has only %v after %v", run, left, hangGuard)
 				}
 			}
 			time.Sleep(3 * time.Second) // "3 s in", as the hand measurement does it
@@ -204,7 +213,7 @@ func TestNothingOutlivesARun(t *testing.T) {
 				t.Errorf("exit status %d, want %d; output:\n%s", code, tc.code, buf.String())
 				lock.Unlock()
 			}
-			took := awaitGone(t, run, t0, 15*time.Second)
+			took := awaitGone(t, run, t0, hangGuard)
 			t.Logf("%s: process gone after %v; nothing of run %s left %v after the signal",
 				tc.name, exited.Round(time.Millisecond), run, took.Round(time.Millisecond))
 			if tc.sig != syscall.SIGKILL {
