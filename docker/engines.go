@@ -112,6 +112,16 @@ func (b *Backend) connectEngines(ctx context.Context, cli *testcontainers.Docker
 	if err != nil {
 		return fmt.Errorf("docker: run %s: %w", b.run, err)
 	}
+	clis := []client.APIClient{cli}
+	for _, r := range others {
+		clis = append(clis, r.cli)
+	}
+	if err := checkSpread(ctx, clis, es, placement); err != nil {
+		for _, r := range others {
+			r.cli.Close()
+		}
+		return err
+	}
 	b.mu.Lock()
 	b.others = others
 	b.world.Placement = placement

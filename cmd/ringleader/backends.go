@@ -16,6 +16,7 @@ import (
 	"github.com/ringleader-dev/ringleader/docker"
 	"github.com/ringleader-dev/ringleader/docker/engine"
 	"github.com/ringleader-dev/ringleader/docker/watch"
+	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/sim"
 )
 
@@ -40,6 +41,10 @@ type world struct {
 	// capacity refuses, before anything starts, a cluster of n nodes the
 	// machine cannot hold; nil: any size.
 	capacity func(ctx context.Context, n int) error
+	// spreadCapacity refuses, before anything starts, a cluster spread
+	// over engines (--engines) that a machine holding several of them
+	// cannot hold; nil: the world has no engines.
+	spreadCapacity func(ctx context.Context, es []engine.Engine, members []election.NodeID, p chaos.Placement) error
 	// parallel is how many runs of clusters of these sizes go at once
 	// unless --parallel says; parallelRule says how, for the help.
 	parallel     func(ctx context.Context, sizes []int) (int, error)
@@ -81,8 +86,9 @@ type worldOptions struct {
 var worlds = map[string]world{
 	"docker": {
 		title: "containers", real: true, imaged: true,
-		capacity: docker.CheckCapacity,
-		parallel: docker.Parallel,
+		capacity:       docker.CheckCapacity,
+		spreadCapacity: docker.CheckSpread,
+		parallel:       docker.Parallel,
 		parallelRule: fmt.Sprintf("%s of the engine's machine, fewer when the largest scenarios' nodes (%d MiB each) would not fit in its memory together",
 			perCore(docker.RunsPerCore), docker.NodeMemory>>20),
 		build: func(ctx context.Context, o worldOptions) error { return docker.BuildImage(ctx, o.image, nil) },

@@ -150,7 +150,7 @@ func runCmd(args []string) int {
 		return 2
 	}
 	if f.attach == "" && w.capacity != nil {
-		if code := checkCapacity(scs, w); code != 0 {
+		if code := checkCapacity(scs, w, f.engines); code != 0 {
 			return code
 		}
 	}
@@ -345,16 +345,30 @@ func absOr(p string) string {
 }
 
 // checkCapacity refuses, before anything starts, a scenario whose cluster
-// the world's machine cannot hold (w.capacity).
-func checkCapacity(scs []*scenario.Scenario, w world) int {
+// the world's machine cannot hold (w.capacity), or, spread over the
+// engines listed (--engines), a machine holding several of them cannot
+// (w.spreadCapacity).
+func checkCapacity(scs []*scenario.Scenario, w world, engines string) int {
 	largest := scs[0]
 	for _, sc := range scs {
 		if len(sc.Members()) > len(largest.Members()) {
 			largest = sc
 		}
 	}
-	if err := w.capacity(context.Background(), len(largest.Members())); err != nil {
+	ctx := context.Background()
+	if err := w.capacity(ctx, len(largest.Members())); err != nil {
 		return usageError("run", "%s: %v", largest.File, err)
+	}
+	if engines != "" && w.spreadCapacity != nil {
+		es, err := connectEngines(ctx, engines)
+		if err != nil {
+			return usageError("run", "--engines: %v", err)
+		}
+		for _, sc := range scs {
+			if err := w.spreadCapacity(ctx, es, sc.Members(), sc.Cluster.Placement); err != nil {
+				return usageError("run", "%s: %v", sc.File, err)
+			}
+		}
 	}
 	for _, sc := range scs {
 		if note := hastyTiming(sc); note != "" {
