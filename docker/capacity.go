@@ -62,13 +62,9 @@ func checkCapacity(ctx context.Context, cli *testcontainers.DockerClient, n int)
 // admit is CheckCapacity's rule, for an engine with cpus cores and mem
 // bytes; perCore overrides NodesPerCore when set.
 func admit(n, cpus int, mem int64, perCore string) error {
-	per := NodesPerCore
-	if perCore != "" {
-		v, err := strconv.Atoi(perCore)
-		if err != nil || v < 1 {
-			return fmt.Errorf("docker: %s=%q: want a whole number of nodes per core, 1 or more", NodesPerCoreEnv, perCore)
-		}
-		per = v
+	per, err := perCoreOr(perCore, NodesPerCore)
+	if err != nil {
+		return err
 	}
 	if cpus < 1 {
 		cpus = 1
@@ -84,6 +80,19 @@ func admit(n, cpus int, mem int64, perCore string) error {
 			n, need>>20, NodeMemory>>20, mem>>20)
 	}
 	return nil
+}
+
+// perCoreOr is the nodes per core a rule allows: def, or perCore (the
+// value of NodesPerCoreEnv) when it is set.
+func perCoreOr(perCore string, def int) (int, error) {
+	if perCore == "" {
+		return def, nil
+	}
+	v, err := strconv.Atoi(perCore)
+	if err != nil || v < 1 {
+		return 0, fmt.Errorf("docker: %s=%q: want a whole number of nodes per core, 1 or more", NodesPerCoreEnv, perCore)
+	}
+	return v, nil
 }
 
 // RunsPerCore is how many container runs go at once per core by default

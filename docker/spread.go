@@ -68,12 +68,9 @@ func checkSpread(ctx context.Context, clis []client.APIClient, es []engine.Engin
 // overrides it when set, as it overrides NodesPerCore). A machine with
 // one engine is CheckCapacity's to judge.
 func admitSpread(ms []*machine, perCore string) error {
-	per := NodesPerCoreAcrossEngines
-	if perCore != "" {
-		if err := admit(1, 1, 0, perCore); err != nil {
-			return err // the override's own error
-		}
-		fmt.Sscan(perCore, &per)
+	per, err := perCoreOr(perCore, NodesPerCoreAcrossEngines)
+	if err != nil {
+		return err
 	}
 	for _, m := range ms {
 		if len(m.engines) < 2 {
