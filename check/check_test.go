@@ -20,6 +20,18 @@ func splitEvidence(t *testing.T, v Verdict) SplitBrainEvidence {
 	return *v.Evidence.SplitBrain
 }
 
+// oneActingOverlap checks h for split brain and demands that it fail on
+// exactly one overlap of two acting leaders, lasting d (why says which).
+func oneActingOverlap(t *testing.T, h *hist, d time.Duration, why string) SplitBrainEvidence {
+	t.Helper()
+	v := Check(h.recs, opts(5), NoSplitBrain)
+	ev := splitEvidence(t, v)
+	if v.Pass || len(ev.Overlaps) != 1 || ev.Overlaps[0].Duration != d {
+		t.Fatalf("acting overlaps %+v, want one of %v (%s)", ev.Overlaps, d, why)
+	}
+	return ev
+}
+
 func TestNoSplitBrainPassesOneLeaderAtATime(t *testing.T) {
 	h := &hist{}
 	h.lead(0, 1, 1).follow(0, 1, 1, 2)
@@ -107,11 +119,7 @@ func TestKilledLeaderThatStillActsLeadsUntilItsLastAct(t *testing.T) {
 	h.lead(1002, 4, 2)
 	h.send(1007, 5, 1, "HEARTBEAT") // 5 still ran, and acted, after the invoke
 	h.follow(1300, 4, 2, 1, 2, 3)
-	v := Check(h.recs, opts(5), NoSplitBrain)
-	ev := splitEvidence(t, v)
-	if v.Pass || len(ev.Overlaps) != 1 || ev.Overlaps[0].Duration != 5*time.Millisecond {
-		t.Fatalf("overlaps = %+v, want one of 5ms (1002..1007: from 4's lead to 5's last act)", ev.Overlaps)
-	}
+	oneActingOverlap(t, h, 5*time.Millisecond, "1002..1007: from 4's lead to 5's last act")
 }
 
 func TestPausedLeaderIsStaleUntilItThaws(t *testing.T) {
@@ -158,11 +166,7 @@ func TestThawedLeaderActingBeforeResumeIsConfirmedIsSplitBrain(t *testing.T) {
 	h.nodeFault(2000, 2030, "resume", 5)
 	h.send(2003, 5, 1, "HEARTBEAT") // it runs (and acts) before the engine says so
 	h.follow(2006, 4, 2, 5)
-	v := Check(h.recs, opts(5), NoSplitBrain)
-	ev := splitEvidence(t, v)
-	if v.Pass || len(ev.Overlaps) != 1 || ev.Overlaps[0].Duration != 3*time.Millisecond {
-		t.Fatalf("acting overlaps %+v, want one of 3ms from its first record after the resume to its step-down", ev.Overlaps)
-	}
+	ev := oneActingOverlap(t, h, 3*time.Millisecond, "from its first record after the resume to its step-down")
 	if len(ev.StaleOverlaps) != 1 || ev.StaleOverlaps[0].Duration != 803*time.Millisecond {
 		t.Fatalf("stale overlaps %+v, want one of 803ms (1200..2003)", ev.StaleOverlaps)
 	}
@@ -183,16 +187,23 @@ func TestThawedLeaderJudgedFromItsMachinesFirstAct(t *testing.T) {
 	}
 }
 
-// thawedLate is a leader 5, paused and replaced by 4, that talks (its
-// runtime records its messages) and is thawed at 2000; the engine answers
-// at 2010, before 5 writes anything.
-func thawedLate() *hist {
+// thawed is a leader 5, paused and replaced by 4, thawed by a resume
+// invoked at 2000 that the engine confirms at ok. A node that talks has
+// its messages recorded (ringleader's own runtime); one that does not is
+// a real server, whose views are polled.
+func thawed(talks bool, ok int) *hist {
 	h := stableFive()
-	h.send(300, 5, 1, "HEARTBEAT")
+	if talks {
+		h.send(300, 5, 1, "HEARTBEAT")
+	}
 	h.nodeFault(500, 510, "pause", 5)
 	h.lead(1200, 4, 2).follow(1200, 4, 2, 1, 2, 3)
-	return h.nodeFault(2000, 2010, "resume", 5)
+	return h.nodeFault(2000, ok, "resume", 5)
 }
+
+// thawedLate is thawed for a node that talks, the engine answering at
+// 2010, before 5 writes anything.
+func thawedLate() *hist { return thawed(true, 2010) }
 
 func TestThawedLeaderScheduledAfterTheEngineAnsweredIsJudgedFromItsFirstAct(t *testing.T) {
 	h := thawedLate()
@@ -232,40 +243,23 @@ func TestThawedLeaderScheduledLateIsJudgedFromTheStepItsFirstInputStarts(t *test
 	recv(2013, 9)
 	recv(2020, 10)
 	stepDown(2025, 11)
-	v := Check(h.recs, opts(5), NoSplitBrain)
-	ev := splitEvidence(t, v)
-	if v.Pass || len(ev.Overlaps) != 1 || ev.Overlaps[0].Duration != 15*time.Millisecond {
-		t.Fatalf("acting overlaps %+v, want one of 15ms (the ok at 2010 to the step-down at 2025)", ev.Overlaps)
-	}
+	oneActingOverlap(t, h, 15*time.Millisecond, "the ok at 2010 to the step-down at 2025")
 }
 
 func TestThawedLeaderThatNeverTalksIsJudgedFromTheEnginesAnswer(t *testing.T) {
 	// A real server's views are polled: its silence after the thaw says
 	// nothing of whether it ran, so the engine's answer stands.
-	h := stableFive()
-	h.nodeFault(500, 510, "pause", 5)
-	h.lead(1200, 4, 2).follow(1200, 4, 2, 1, 2, 3)
-	h.nodeFault(2000, 2010, "resume", 5)
+	h := thawed(false, 2010)
 	h.follow(2013, 4, 2, 5)
-	v := Check(h.recs, opts(5), NoSplitBrain)
-	if ev := splitEvidence(t, v); v.Pass || len(ev.Overlaps) != 1 || ev.Overlaps[0].Duration != 3*time.Millisecond {
-		t.Fatalf("acting overlaps %+v, want one of 3ms (the ok at 2010 to the polled step-down at 2013)", ev.Overlaps)
-	}
+	oneActingOverlap(t, h, 3*time.Millisecond, "the ok at 2010 to the polled step-down at 2013")
 }
 
 func TestSimulatedResumeIsNotDeferred(t *testing.T) {
 	// The simulator completes a fault at its invoke's instant: the node
 	// runs from then, whatever it writes next.
-	h := stableFive()
-	h.send(300, 5, 1, "HEARTBEAT")
-	h.nodeFault(500, 500, "pause", 5)
-	h.lead(1200, 4, 2).follow(1200, 4, 2, 1, 2, 3)
-	h.nodeFault(2000, 2000, "resume", 5)
+	h := thawed(true, 2000)
 	h.follow(2013, 4, 2, 5)
-	v := Check(h.recs, opts(5), NoSplitBrain)
-	if ev := splitEvidence(t, v); v.Pass || len(ev.Overlaps) != 1 || ev.Overlaps[0].Duration != 13*time.Millisecond {
-		t.Fatalf("acting overlaps %+v, want one of 13ms (2000..2013)", ev.Overlaps)
-	}
+	oneActingOverlap(t, h, 13*time.Millisecond, "2000..2013")
 }
 
 func TestRestartedNodeStartsUndecided(t *testing.T) {

@@ -98,11 +98,8 @@ func (b *Backend) connectEngines(ctx context.Context, cli *testcontainers.Docker
 	if got := cli.DaemonHost(); got != es[0].Host {
 		return fmt.Errorf("docker: run %s: the first of the engines is %s, but this process uses %s (pin it: DOCKER_HOST=%s)", b.run, es[0], got, es[0].Host)
 	}
-	placement := spec.Placement
-	if placement == nil {
-		placement = chaos.RoundRobin(spec.Members, len(es))
-	}
-	if err := placement.Validate(spec.Members, len(es)); err != nil {
+	placement, err := spreadPlacement(spec.Members, spec.Placement, len(es))
+	if err != nil {
 		return fmt.Errorf("docker: run %s: %w", b.run, err)
 	}
 	if err := engine.SameSwarm(ctx, es); err != nil {
@@ -128,6 +125,18 @@ func (b *Backend) connectEngines(ctx context.Context, cli *testcontainers.Docker
 	b.mu.Unlock()
 	b.logf("run %s: %d engines, placement %s", b.run, len(es), placement)
 	return nil
+}
+
+// spreadPlacement is where the members go over n engines: the cluster's own
+// placement, checked, or round-robin when it gives none.
+func spreadPlacement(members []election.NodeID, p chaos.Placement, n int) (chaos.Placement, error) {
+	if p == nil {
+		p = chaos.RoundRobin(members, n)
+	}
+	if err := p.Validate(members, n); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // dialEngines checks that es[0] is cli's engine and dials the others;

@@ -95,10 +95,8 @@ func CheckSpread(ctx context.Context, es []engine.Engine, members []election.Nod
 	if len(es) < 2 {
 		return nil
 	}
-	if placement == nil {
-		placement = chaos.RoundRobin(members, len(es))
-	}
-	if err := placement.Validate(members, len(es)); err != nil {
+	placement, err := spreadPlacement(members, placement, len(es))
+	if err != nil {
 		return fmt.Errorf("docker: %w", err)
 	}
 	var clis []client.APIClient
