@@ -24,11 +24,13 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/clock"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/internal/prefetch"
 )
 
 // Options configure one simulated cluster.
@@ -308,6 +310,9 @@ type Sim struct {
 	// changes three million views, and a map of a million views was
 	// its largest table but for the machines.
 	state chaos.State
+	// warm: the cluster is large enough for process to warm the lines
+	// of messages ahead (warmAhead).
+	warm bool
 	// views is each node's latest view; viewDue marks the ones not yet
 	// in state.Views, listed in dueViews.
 	views        []election.View
@@ -376,6 +381,7 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 	s.nodes = make([]node, len(opts.Members))
 	s.armed = make([]armed, len(opts.Members))
 	s.rands = make([]nodeRand, len(opts.Members))
+	s.warm = len(opts.Members) >= warmFrom
 	for i := range s.rands {
 		s.rands[i].r = *rand.New(&s.rands[i].pcg)
 	}
@@ -706,6 +712,9 @@ func (s *Sim) schedule(e event) {
 func (s *Sim) process(e *event) {
 	s.now = e.at
 	n := &s.nodes[e.node]
+	if s.warm {
+		s.warmAhead()
+	}
 	switch e.kind {
 	case evDeliver:
 		if e.counted && !e.arrived {
@@ -1148,3 +1157,51 @@ func (s *Sim) emit(r history.Record) {
 }
 
 func idsString(ids []election.NodeID) string { return string(election.AppendIDs(nil, ids)) }
+
+// warmFrom is the cluster size from which process asks for the lines the
+// next messages will need (warmAhead): below it a cluster's nodes and
+// machines stay in the cache, and asking costs more than it saves.
+var warmFrom = 1 << 14 // a variable only for TestWarmingAheadChangesNothing
+
+// The distances, in events on the lane, at which warmAhead asks for a
+// node's line and then, once that has arrived, for its machine's.
+const (
+	warmNode    = 16
+	warmMachine = 8
+)
+
+// warmAhead asks the processor for the nodes of the message warmNode
+// events ahead on the lane (its receiver, its sender, whose ID unpack
+// reads, and the node after the receiver, which recipient looks at first),
+// and for the machine of the one warmMachine ahead, whose node it asked
+// for earlier. Nothing is read but the queue and a node already asked
+// for; nothing is written.
+func (s *Sim) warmAhead() {
+	q := &s.queue
+	if i := q.head + warmNode; i < len(q.lane) {
+		e := &q.lane[i]
+		prefetch.Line(unsafe.Pointer(&s.nodes[e.node]))
+		prefetch.Line(unsafe.Pointer(&s.nodes[e.from]))
+		if next := int(e.node) + 1; next < len(s.nodes) {
+			prefetch.Line(unsafe.Pointer(&s.nodes[next]))
+		}
+	}
+	if i := q.head + warmMachine; i < len(q.lane) {
+		if m := machineData(s.nodes[q.lane[i].node].m); m != nil {
+			// Three lines: a ring machine is 192 bytes (Peterson's
+			// is; prefetching past a smaller one costs nothing).
+			prefetch.Line(m)
+			prefetch.Line(unsafe.Add(m, 64))
+			prefetch.Line(unsafe.Add(m, 128))
+		}
+	}
+}
+
+// machineData is where the machine behind m is in memory: the data word
+// of the interface (every machine is a pointer to its struct), or nil.
+func machineData(m election.Machine) unsafe.Pointer {
+	if m == nil {
+		return nil
+	}
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&m))[1]
+}
