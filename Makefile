@@ -179,7 +179,7 @@ bench: build ## every figure of docs/performance.md: Go benchmarks, simulator sc
 	./$(BIN) sim complexity --algorithm peterson --n 1000000 --arrangement random
 	@echo "== explorer: schedules per second and × real time"
 	./$(BIN) sim explore --algorithm bully --n 5 --quorum majority --schedules 10000 --seed 1 | head -2
-	./$(BIN) sim explore --algorithm raft --n 5 --schedules 2000 --seed 1 --processes 2 | head -2
+	./$(BIN) sim explore --algorithm raft --n 5 --schedules 2000 --seed 1 | head -2
 	$(MAKE) bench-containers
 
 bench-containers: build images ## container figures: silent failure and resume (20 runs), heal (10), 32 nodes (10), 64 nodes (3); repeat summaries only

@@ -79,6 +79,13 @@ type Algorithm struct {
 	// randomness anywhere but Config.Rand (a library with its own source,
 	// a foreign program) leaves it false.
 	Seeded bool
+	// OneAtATime is true for an algorithm whose machines in one process
+	// step one at a time, whatever the number of goroutines: raft, whose
+	// library draws from one process-wide source that every call holds a
+	// lock around (election/raft, determinism.go). The explorer runs
+	// such an algorithm in one process per worker unless told otherwise
+	// (sim explore --processes).
+	OneAtATime bool
 	// SimOnly is true for algorithms that need synchrony a real network
 	// cannot honestly give (the variable-time ring).
 	SimOnly bool

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -13,19 +14,24 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/explore"
+	"github.com/ringleader-dev/ringleader/internal/progress"
 )
 
 // shardFlags checks --shard and --processes against each other and the
 // flags they cannot go with, and returns the shard to run.
 func shardFlags(shard string, processes int, shrink bool, hist string, asJSON bool) (explore.Shard, error) {
 	switch {
-	case processes < 1:
-		return explore.Shard{}, fmt.Errorf("--processes %d: need at least one", processes)
+	case processes < 0:
+		return explore.Shard{}, fmt.Errorf("--processes %d: need at least one (or 0 for the default)", processes)
 	case processes > 1 && shard != "":
 		return explore.Shard{}, fmt.Errorf("--processes and --shard both given: --processes runs every shard itself")
 	case (processes > 1 || shard != "") && (shrink || hist != ""):
@@ -98,12 +104,31 @@ func printMerged(parts []exploreJSON, longest time.Duration, asJSON bool, stdout
 	return printExploreResult(res, max(longest, time.Nanosecond), nil, asJSON, stdout, stderr)
 }
 
+// exploreProcesses is how many processes an exploration runs in: the
+// --processes given, or, left at 0, one per worker for an algorithm whose
+// machines step one at a time in a process (raft), so that its workers do
+// not take turns, and one otherwise. A shard, or a run that shrinks what
+// it finds, plays its schedules in this process.
+func exploreProcesses(given, workers, schedules int, alg election.Algorithm, inThisProcess bool) int {
+	switch {
+	case given > 0:
+		return given
+	case !alg.OneAtATime || inThisProcess:
+		return 1
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return max(1, min(workers, schedules))
+}
+
 // exploreInProcesses runs sim explore with args as n child processes of
 // this program, shard i/n each, --workers shared among them, and merges
 // their results. Each child has its own raft lock (election/raft,
 // determinism.go), so on raft the processes run side by side where the
-// workers of one process take turns.
-func exploreInProcesses(args []string, n, workers int, asJSON bool, stdout, stderr io.Writer) int {
+// workers of one process take turns. The children's counts of finished
+// schedules add up on this process's progress meter.
+func exploreInProcesses(args []string, n, workers, schedules int, asJSON bool, stdout, stderr io.Writer) int {
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(stderr, "ringleader sim explore: --processes: %v\n", err)
@@ -116,6 +141,9 @@ func exploreInProcesses(args []string, n, workers int, asJSON bool, stdout, stde
 	start := time.Now()
 	parts := make([]exploreJSON, n)
 	errs := make([]error, n)
+	meter := progress.New(stderr, isTerminalWriter(stderr), "explore", "schedules", schedules, time.Now)
+	done := make([]atomic.Int64, n)
+	meter.Start()
 	var wg sync.WaitGroup
 	for i := range n {
 		w := workers/n + btoi(i < workers%n) // spread the workers as evenly as they go
@@ -123,10 +151,18 @@ func exploreInProcesses(args []string, n, workers int, asJSON bool, stdout, stde
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			parts[i], errs[i] = runShard(self, child)
+			parts[i], errs[i] = runShard(self, child, func(k int) {
+				done[i].Store(int64(k))
+				var sum int64
+				for j := range done {
+					sum += done[j].Load()
+				}
+				meter.Set(int(sum))
+			})
 		}()
 	}
 	wg.Wait()
+	meter.Done()
 	if err := errors.Join(errs...); err != nil {
 		fmt.Fprintf(stderr, "ringleader sim explore: --processes: %v\n", err)
 		return 1
@@ -135,12 +171,30 @@ func exploreInProcesses(args []string, n, workers int, asJSON bool, stdout, stde
 }
 
 // runShard runs one child and reads its result. Exit status 1 with a
-// result is a failing schedule, not an error.
-func runShard(self string, args []string) (exploreJSON, error) {
+// result is a failing schedule, not an error. progress is called with the
+// child's count of finished schedules as it reports them.
+func runShard(self string, args []string, progress func(int)) (exploreJSON, error) {
 	var out, errb bytes.Buffer
 	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	counts, w, err := os.Pipe()
+	if err != nil {
+		return exploreJSON{}, err
+	}
+	cmd.ExtraFiles = []*os.File{w} // the child's descriptor 3
+	cmd.Env = append(os.Environ(), shardProgressEnv+"=3")
+	err = cmd.Start()
+	w.Close() // the child holds its own copy
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		readCounts(counts, progress)
+	}()
+	if err == nil {
+		err = cmd.Wait()
+	}
+	counts.Close()
+	<-read
 	var exit *exec.ExitError
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1 && out.Len() > 0) {
 		return exploreJSON{}, fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, lastLines(errb.String(), 5))
@@ -181,4 +235,49 @@ func btoi(b bool) int {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// shardProgressEnv, in a child of --processes, names the file descriptor
+// on which it writes its count of finished schedules, one number a line,
+// for the parent's meter. Its own meter still writes to its stderr, which
+// the parent keeps for an error.
+const shardProgressEnv = "RINGLEADER_SHARD_PROGRESS_FD"
+
+// toParent is set, and when this process is a child of --processes, set
+// that also tells the parent each count.
+func toParent(set func(int)) func(int) {
+	fd, err := strconv.Atoi(os.Getenv(shardProgressEnv))
+	if err != nil || fd < 3 {
+		return set
+	}
+	f := os.NewFile(uintptr(fd), "progress")
+	if f == nil {
+		return set
+	}
+	// Not handed on to what this process runs (a program's processes):
+	// the parent's reader ends when the last copy closes.
+	syscall.CloseOnExec(fd)
+	return reportTo(f, set)
+}
+
+// reportTo is set, and also writes each count to w as a line.
+func reportTo(w io.Writer, set func(int)) func(int) {
+	var mu sync.Mutex // the explorer's workers report concurrently
+	return func(done int) {
+		set(done)
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(w, done) // a parent gone is no reason to stop
+	}
+}
+
+// readCounts calls progress with each count a child writes to r, until r
+// ends; a line that is not a count is skipped.
+func readCounts(r io.Reader, progress func(int)) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if k, err := strconv.Atoi(sc.Text()); err == nil && k >= 0 {
+			progress(k)
+		}
+	}
 }

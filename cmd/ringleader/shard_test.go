@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/ringleader-dev/ringleader/election"
 )
 
 // TestExploreInProcessesAndMergedShardsFindWhatOneProcessFinds: the same
@@ -48,7 +51,7 @@ func TestShardFlagMistakes(t *testing.T) {
 		{[]string{"--shard", "2/2", "--json"}, "shard 2/2: want i/n with 0 ≤ i < n"},
 		{[]string{"--shard", "0/2", "--processes", "2", "--json"}, "--processes and --shard both given"},
 		{[]string{"--processes", "2", "--shrink"}, "not with --shard or --processes"},
-		{[]string{"--processes", "0"}, "--processes 0: need at least one"},
+		{[]string{"--processes", "-1"}, "--processes -1: need at least one (or 0 for the default)"},
 	} {
 		args := append([]string{"sim", "explore", "--algorithm", "bully", "--schedules", "2"}, c.args...)
 		r := ringleader(t, args...)
@@ -58,6 +61,69 @@ func TestShardFlagMistakes(t *testing.T) {
 	r := ringleader(t, "sim", "explore", "--merge", "--n", "3", "x.json")
 	r.wantCode(t, 2)
 	wantContains(t, "stderr", r.stderr, "--merge takes result files and --json only, not --n")
+}
+
+// Raft's workers in one process take turns inside its library, so an
+// exploration of raft runs in one process per worker unless told
+// otherwise, and finds what one process finds.
+func TestRaftExploresInAProcessPerWorkerByDefault(t *testing.T) {
+	raft, err := election.Lookup("raft")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bully, err := election.Lookup("bully")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		given, workers, schedules int
+		alg                       election.Algorithm
+		inThisProcess             bool
+		want                      int
+	}{
+		{0, 2, 100, raft, false, 2},
+		{0, 4, 3, raft, false, 3},    // no more processes than schedules
+		{0, 2, 100, raft, true, 1},   // a shard or --shrink
+		{0, 2, 100, bully, false, 1}, // its workers run side by side
+		{3, 2, 100, bully, false, 3}, // as given
+		{1, 2, 100, raft, false, 1},
+	} {
+		if got := exploreProcesses(c.given, c.workers, c.schedules, c.alg, c.inThisProcess); got != c.want {
+			t.Errorf("exploreProcesses(%d, %d workers, %d schedules, %s, in this process %v) = %d, want %d",
+				c.given, c.workers, c.schedules, c.alg.Name, c.inThisProcess, got, c.want)
+		}
+	}
+	common := []string{"--algorithm", "raft", "--n", "5", "--schedules", "30", "--seed", "4", "--workers", "2", "--json"}
+	byDefault := simExplore(t, 0, common...)
+	inOne := simExplore(t, 0, append(common, "--processes", "1")...)
+	if byDefault.Schedules != 30 || !reflect.DeepEqual(byDefault, inOne) {
+		t.Errorf("by default (two processes) raft gave\n%+v\nin one process\n%+v", byDefault, inOne)
+	}
+}
+
+// A child of --processes reports each count of finished schedules to the
+// parent as well as to its own meter, and the parent reads them back,
+// skipping what is not a count. Without the parent's variable, only the
+// meter hears.
+func TestShardProgressReachesTheParent(t *testing.T) {
+	var pipe bytes.Buffer
+	var local []int
+	set := reportTo(&pipe, func(k int) { local = append(local, k) })
+	for _, k := range []int{1, 2, 5} {
+		set(k)
+	}
+	pipe.WriteString("not a count\n-3\n")
+	var read []int
+	readCounts(&pipe, func(k int) { read = append(read, k) })
+	if want := []int{1, 2, 5}; !slices.Equal(local, want) || !slices.Equal(read, want) {
+		t.Errorf("the child's meter saw %v and the parent read %v, want %v both", local, read, want)
+	}
+	t.Setenv(shardProgressEnv, "")
+	var alone []int
+	toParent(func(k int) { alone = append(alone, k) })(7)
+	if !slices.Equal(alone, []int{7}) {
+		t.Errorf("without the variable the meter saw %v, want [7]", alone)
+	}
 }
 
 func TestWithoutFlags(t *testing.T) {

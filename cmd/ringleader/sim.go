@@ -346,7 +346,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	kindList := fs.String("kinds", "", "comma-separated fault kinds to draw (default all: "+strings.Join(explore.Kinds, ",")+")")
 	workers := fs.Int("workers", 0, "schedules run in parallel (0: one per CPU); results do not depend on it")
 	shardFlag := fs.String("shard", "", "run only shard i/n of the schedules (schedule k when k mod n = i), for --merge; with --json")
-	processes := fs.Int("processes", 1, "run the schedules in this many processes of this program, --workers shared among them, and merge their results (raft's library runs one machine at a time per process)")
+	processes := fs.Int("processes", 0, "run the schedules in this many processes of this program, --workers shared among them, and merge their results (0: one per worker for raft, whose library runs one machine at a time per process; one otherwise)")
 	merge := fs.Bool("merge", false, "merge the --json results of every --shard of one exploration, given as files, into one summary")
 	hist := fs.String("history", "", "with --schedules 1: write the schedule's full history (JSON lines) to this file")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
@@ -448,15 +448,15 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	if *hist != "" {
 		return exploreOne(opts, *hist, *asJSON, stdout, stderr)
 	}
-	if *processes > 1 {
-		return exploreInProcesses(args, *processes, *workers, *asJSON, stdout, stderr)
+	if p := exploreProcesses(*processes, *workers, *schedules, alg, *shardFlag != "" || *shrink); p > 1 {
+		return exploreInProcesses(args, p, *workers, *schedules, *asJSON, stdout, stderr)
 	}
 
 	start := time.Now()
 	// Progress on stderr whatever the size: one schedule of a large
 	// cluster can take seconds, so the meter ticks between schedules too.
 	meter := progress.New(stderr, isTerminalWriter(stderr), "explore", "schedules", *schedules, time.Now)
-	opts.Progress = meter.Set
+	opts.Progress = toParent(meter.Set)
 	meter.Start()
 	res, err := explore.Run(opts)
 	meter.Done()

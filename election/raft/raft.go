@@ -78,6 +78,8 @@ func init() {
 		AnnounceTypes: []string{TypeApp},
 		Claims:        Claims,
 		Quorums:       []election.QuorumMode{election.Majority},
+		// Every call into the library holds raftMu (determinism.go).
+		OneAtATime:    true,
 		DefaultQuorum: election.Majority,
 		QuorumWhy:     "a raft leader needs the votes of a majority of the membership, and without one raft elects nobody rather than two leaders",
 		Options: []election.OptionSpec{
