@@ -10,8 +10,8 @@ import (
 )
 
 // lockName is the file, in the system's temporary directory, whose byte
-// number p a process locks while it holds port p. One file for every
-// port: the locks are POSIX record locks (fcntl), which the kernel drops
+// number p a process locks while it holds port p; one file serves every
+// port. The locks are POSIX record locks (fcntl), which the kernel drops
 // when the process exits, so nothing has to be cleaned up and a killed
 // test binary frees its ports.
 const lockName = "ringleader-freeport.lock"
@@ -24,9 +24,6 @@ var (
 	file     *os.File
 	openOnce sync.Once
 )
-
-// lockDir is where the lock file is; a variable for the tests.
-var lockDir = os.TempDir()
 
 // reserve reports whether port is now this process's alone: false if this
 // process reserved it before or another process holds it. Where the lock
@@ -52,7 +49,7 @@ func reserve(port int) bool {
 
 func lockFile() *os.File {
 	openOnce.Do(func() {
-		f, err := os.OpenFile(filepath.Join(lockDir, lockName), os.O_RDWR|os.O_CREATE, 0o666)
+		f, err := os.OpenFile(filepath.Join(os.TempDir(), lockName), os.O_RDWR|os.O_CREATE, 0o666)
 		if err == nil {
 			file = f
 		}
