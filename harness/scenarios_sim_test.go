@@ -167,12 +167,29 @@ func afterFirstHeal(recs []history.Record) []history.Record {
 }
 
 // store is RINGLEADER_STORE when set (to keep the runs for inspection),
-// else a temporary directory.
+// else a directory of its own under the system's temporary directory that
+// is removed when t passes and kept, with its path logged, when t fails:
+// a run that failed once in twenty on a loaded machine is diagnosed from
+// its history or not at all, and t.TempDir would delete it with the test.
 func store(t *testing.T) string {
+	t.Helper()
 	if s := os.Getenv("RINGLEADER_STORE"); s != "" {
 		return s
 	}
-	return t.TempDir()
+	dir, err := os.MkdirTemp("", "ringleader-test-runs-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("kept the run directories of this failed test in %s", dir)
+			return
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			t.Errorf("remove the run directories: %v", err)
+		}
+	})
+	return dir
 }
 
 type testWriter struct{ t *testing.T }
