@@ -144,8 +144,9 @@ vet: ## go vet, gofmt, and the node image's build (-tags nodeimage) compiling
 # NATS server's start both missed their bounds in a full run. How many
 # clusters the container tests start at once across all packages is
 # internal/dockertest's slot count (RINGLEADER_TEST_CLUSTERS, default three
-# per two cores); a test that measures time runs alone (dockertest.Alone)
-# whatever these say.
+# per two cores); a test that measures time runs alone (dockertest.Alone),
+# with no other container test and no CPU-bound test (dockertest.CPUBound)
+# of any package beside it, whatever these say.
 TEST_PACKAGES ?= 2
 TEST_PARALLEL ?= 4
 

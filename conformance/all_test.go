@@ -8,6 +8,7 @@ import (
 	"github.com/ringleader-dev/ringleader/conformance"
 	"github.com/ringleader-dev/ringleader/election"
 	_ "github.com/ringleader-dev/ringleader/election/all" // every real algorithm
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
 )
 
 // expected are the algorithms the project ships. The count assertion below
@@ -45,6 +46,7 @@ func TestEveryExpectedAlgorithmIsRegistered(t *testing.T) {
 }
 
 func TestEveryAlgorithmConforms(t *testing.T) {
+	dockertest.CPUBound(t)
 	for _, a := range shipped() {
 		t.Run(a.Name, func(t *testing.T) {
 			conformance.Run(t, a)

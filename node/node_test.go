@@ -14,6 +14,7 @@ import (
 	"github.com/ringleader-dev/ringleader/election"
 	_ "github.com/ringleader-dev/ringleader/election/all"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
 	"github.com/ringleader-dev/ringleader/trust"
 	"github.com/sirupsen/logrus"
 )
@@ -36,6 +37,7 @@ func networkAlgorithms() []election.Algorithm {
 // highest of them where the algorithm claims bully-max; restarting it gives
 // the lead back to it where the algorithm claims bully-max.
 func TestEveryAlgorithmElectsSurvivesACrashAndTakesBack(t *testing.T) {
+	dockertest.CPUBound(t)
 	type run struct {
 		a election.Algorithm
 		q election.QuorumMode

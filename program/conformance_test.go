@@ -5,6 +5,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/conformance"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
 )
 
 // TestExamplesPassTheConformanceSuite runs the algorithm conformance
@@ -12,6 +13,7 @@ import (
 // shipped programs: the Go Bully in both quorum modes, the Python Bully
 // without a quorum.
 func TestExamplesPassTheConformanceSuite(t *testing.T) {
+	dockertest.CPUBound(t)
 	progs := []struct {
 		name string
 		argv func(*testing.T) []string

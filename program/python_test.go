@@ -9,6 +9,7 @@ import (
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/explore"
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
 )
 
 // python3 is the interpreter's path. Without one the test is skipped,
@@ -40,6 +41,7 @@ func python3(t *testing.T) string {
 // Python example (examples/bully-python/bully.py), judging the claims its
 // start answer made: every one holds in every schedule.
 func TestPythonBullyPassesItsClaims(t *testing.T) {
+	dockertest.CPUBound(t)
 	name := register(t, []string{python3(t), "../examples/bully-python/bully.py"}, election.NoQuorum)
 	alg, err := election.Lookup(name)
 	must(t, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/election/bully"
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
 	"github.com/ringleader-dev/ringleader/internal/toyelection"
 	"github.com/ringleader-dev/ringleader/program"
 )
@@ -187,6 +188,7 @@ func TestConformPassesTheGoExampleInBothQuorumModes(t *testing.T) {
 // example runs plain Bully only and exits on a start with a majority; that
 // mode is reported declined, quoting its stderr, and the rest passes.
 func TestConformPassesThePythonExampleWhichDeclinesAMajority(t *testing.T) {
+	dockertest.CPUBound(t)
 	if _, err := exec.LookPath("python3"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("python3 not found, and CI=true: the Python example must be tested (%v)", err)
@@ -214,6 +216,7 @@ func TestConformPassesThePythonExampleWhichDeclinesAMajority(t *testing.T) {
 // the first explored schedule with its replay command, shrunk and saved as
 // a scenario file that fails the same way when run.
 func TestConformReportsAViolatedClaimWithItsCounterexample(t *testing.T) {
+	dockertest.CPUBound(t)
 	prog := testProgram(t, "lowest-wins")
 	save := t.TempDir()
 	args := []string{"conform", "--program", prog, "--quorum", "none", "--schedules", "10", "--save", save, "--image", "ringleader-test:runtime"}
@@ -250,6 +253,7 @@ func TestConformReportsAViolatedClaimWithItsCounterexample(t *testing.T) {
 // claims no property passes every case, but nothing was judged: that is
 // said, and the exit status is 1, not a silent pass.
 func TestConformFailsAProgramThatClaimsNothing(t *testing.T) {
+	dockertest.CPUBound(t)
 	args := []string{"conform", "--program", testProgram(t, "claims-nothing"), "--quorum", "none", "--schedules", "5"}
 	r := ringleader(t, args...)
 	r.wantCode(t, 1, args...)

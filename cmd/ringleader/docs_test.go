@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
 )
 
 // The example outputs in README.md and docs/*.md are what the commands
@@ -137,6 +139,7 @@ func runDocCommand(t *testing.T, dir, cmdline string) []string {
 }
 
 func TestDocExamples(t *testing.T) {
+	dockertest.CPUBound(t)
 	files, _ := filepath.Glob("../../docs/*.md")
 	files = append([]string{"../../README.md"}, files...)
 	checked := 0

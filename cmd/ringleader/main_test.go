@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
 )
 
 // These tests build the binary once and run it as a user would: arguments
@@ -288,6 +289,7 @@ func TestShrunkSplitBrainIsSavedAsAScenarioThatRunPasses(t *testing.T) {
 // holds its runtime, so the file runs on the docker backend as it is;
 // --image without a program or --save is refused before exploring.
 func TestExploreSavesAProgramsImageIntoItsFiles(t *testing.T) {
+	dockertest.CPUBound(t)
 	dir := t.TempDir()
 	prog := testProgram(t, "lowest-wins")
 	args := []string{"sim", "explore", "--program", prog, "--n", "3", "--schedules", "3", "--seed", "1",

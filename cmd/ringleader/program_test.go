@@ -101,6 +101,7 @@ func TestRunHostsAStaticProgramInContainers(t *testing.T) {
 // covered without a test of its own. A scenario whose program needs
 // python3, or an image that is missing, is skipped, unless CI=true.
 func TestEveryExampleScenarioRunsAsShipped(t *testing.T) {
+	dockertest.CPUBound(t)
 	files, err := filepath.Glob("../../examples/*/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no example scenarios: %v", err)

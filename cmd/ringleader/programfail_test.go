@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
 )
 
 // TestAProgramThatFailsMidRunIsAFinding: a program that exits during an
@@ -15,6 +17,7 @@ import (
 // quorum) and run each report it (which node, which event, the line, the
 // program's stderr) and exit 1; conform never passes it.
 func TestAProgramThatFailsMidRunIsAFinding(t *testing.T) {
+	dockertest.CPUBound(t)
 	exits := testProgram(t, "bully-exits-on-election")
 	args := []string{"sim", "explore", "--program", exits, "--quorum", "majority", "--n", "5", "--schedules", "4", "--seed", "1"}
 	r := ringleader(t, args...)

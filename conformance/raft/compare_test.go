@@ -8,6 +8,7 @@ import (
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/compare"
 	"github.com/ringleader-dev/ringleader/internal/docblock"
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
 	"github.com/ringleader-dev/ringleader/sim"
 )
 
@@ -31,6 +32,7 @@ func comparisonTable(t *testing.T) string {
 // Bully equal to what the simulator measures now (the runs are seeded, so
 // the table is too).
 func TestComparisonTable(t *testing.T) {
+	dockertest.CPUBound(t)
 	begin, end := docblock.Markers("raft-vs-bully", "from simulator runs by TestComparisonTable", "go test ./conformance/raft -run TestComparisonTable -update")
 	docblock.Check(t, "../../docs/raft.md", begin, end, comparisonTable(t), *update, "go test ./conformance/raft -run TestComparisonTable -update rewrites it")
 }

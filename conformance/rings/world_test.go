@@ -20,6 +20,7 @@ import (
 	"github.com/ringleader-dev/ringleader/election/ringnet"
 	"github.com/ringleader-dev/ringleader/election/variabletime"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/internal/dockertest"
 	"github.com/ringleader-dev/ringleader/sim"
 	"github.com/ringleader-dev/ringleader/step"
 )
@@ -132,6 +133,7 @@ func TestChangRobertsMessagesEqualHopSumForAnyArrangement(t *testing.T) {
 }
 
 func TestChangRobertsWorstIsTriangularBestIsTwoNMinusOne(t *testing.T) {
+	dockertest.CPUBound(t)
 	for _, n := range []int{5, 64, 1000} {
 		// Clockwise decreasing: every ID but the largest travels to the
 		// largest, i.e. as far as possible.
@@ -148,6 +150,7 @@ func TestChangRobertsWorstIsTriangularBestIsTwoNMinusOne(t *testing.T) {
 }
 
 func TestChangRobertsMeanOverRandomArrangementsIsNHn(t *testing.T) {
+	dockertest.CPUBound(t)
 	const n, trials = 64, 1000
 	r := rand.New(rand.NewPCG(64, 1000))
 	total := 0

@@ -72,6 +72,7 @@ func TestLockSharedExcludesExclusiveAndAWaitingWriterGoesFirst(t *testing.T) {
 	LockDir = t.TempDir()
 	t.Cleanup(func() { LockDir = old })
 
+	acquire, turnstileName := containerLock.acquire, containerLock.turnstile
 	a, err := acquire(syscall.LOCK_SH)
 	if err != nil {
 		t.Fatal(err)
@@ -119,4 +120,65 @@ func TestLockSharedExcludesExclusiveAndAWaitingWriterGoesFirst(t *testing.T) {
 		t.Fatalf("a shared take once the writer is done: %v", err)
 	}
 	c.Close()
+}
+
+// TestACPUBoundTestHoldsOffATimingTestOnly: the CPU lock held shared (a
+// CPU-bound test running) keeps an exclusive taker (a test that measures
+// time) out, and leaves the container lock to the container tests.
+func TestACPUBoundTestHoldsOffATimingTestOnly(t *testing.T) {
+	old := LockDir
+	LockDir = t.TempDir()
+	t.Cleanup(func() { LockDir = old })
+
+	busy, err := cpuLock.acquire(syscall.LOCK_SH)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cpuLock.acquire(syscall.LOCK_EX | syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
+		t.Fatalf("the CPU lock exclusive while a CPU-bound test holds it: %v, want EWOULDBLOCK", err)
+	}
+	c, err := containerLock.acquire(syscall.LOCK_EX | syscall.LOCK_NB)
+	if err != nil {
+		t.Fatalf("the container lock while only the CPU lock is held: %v", err)
+	}
+	c.Close()
+	busy.Close()
+
+	// A test that measures time holds both, exclusive.
+	t.Run("alone", func(t *testing.T) {
+		takeAlone(t)
+		for _, lk := range []lock{cpuLock, containerLock} {
+			if _, err := lk.acquire(syscall.LOCK_SH | syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
+				t.Errorf("the %s shared while a test runs alone: %v, want EWOULDBLOCK", lk.what, err)
+			}
+		}
+	})
+	for _, lk := range []lock{cpuLock, containerLock} {
+		f, err := lk.acquire(syscall.LOCK_EX | syscall.LOCK_NB)
+		if err != nil {
+			t.Fatalf("the %s once the test that ran alone ended: %v", lk.what, err)
+		}
+		f.Close()
+	}
+}
+
+// TestCPUBoundAfterTheContainerLockIsRefused: a test (or a parent) that
+// holds the container lock and then asks for the CPU lock fails at once
+// with what to do instead, rather than risk waiting forever for a test
+// that holds the CPU lock and waits for the container lock.
+func TestCPUBoundAfterTheContainerLockIsRefused(t *testing.T) {
+	if os.Getenv("DOCKERTEST_CHILD") == "1" {
+		take(t, containerLock, syscall.LOCK_SH, "shared")
+		t.Run("sub", func(t *testing.T) {
+			CPUBound(t)
+			t.Log("CPU LOCK TAKEN")
+		})
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCPUBoundAfterTheContainerLockIsRefused$", "-test.v")
+	cmd.Env = append(os.Environ(), "DOCKERTEST_CHILD=1", "TMPDIR="+t.TempDir(), NoDockerEnv+"=")
+	out, err := cmd.CombinedOutput()
+	if err == nil || strings.Contains(string(out), "CPU LOCK TAKEN") || !strings.Contains(string(out), "take CPUBound before Parallel") {
+		t.Errorf("child (err %v) took the CPU lock under the container lock, or failed without saying why:\n%s", err, out)
+	}
 }

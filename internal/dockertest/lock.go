@@ -17,14 +17,24 @@ import (
 // The container tests share one engine and two cores. Most of them only
 // wait for containers and may run side by side (Parallel); a test that
 // measures time (a latency, a failover) must run alone (Alone), or what it
-// measures is the other tests' load. The two take one lock, shared or
-// exclusive: a file lock (flock), so that it holds across the test
-// binaries `go test ./...` runs at once as well as within one.
+// measures is the other tests' load. The two take one lock, the container
+// lock, shared or exclusive: a file lock (flock), so that it holds across
+// the test binaries `go test ./...` runs at once as well as within one.
+//
+// The load that matters is not only containers. A test that keeps a core
+// busy for seconds (a simulator sweep, a conformance run of every
+// algorithm, a program over a pipe) in another test binary takes half the
+// machine from the nodes and from the helper that delays their packets, and
+// a latency measured beside it has its tail. Such a test says so
+// (CPUBound) and holds a second lock, the CPU lock, shared; a test that
+// measures time takes it exclusive first. The order is always the CPU lock
+// before the container lock: a test that held the container lock and then
+// waited for the CPU lock could wait for an Alone test that waits for it.
 //
 // flock alone would let a stream of shared holders starve an exclusive
-// waiter, so a turnstile goes first: a shared taker passes it at once, an
-// exclusive taker holds it while it waits, and no new shared holder gets
-// in until it has had its turn.
+// waiter, so each lock has a turnstile in front: a shared taker passes it
+// at once, an exclusive taker holds it while it waits, and no new shared
+// holder gets in until it has had its turn.
 
 // SlotsEnv caps how many Parallel tests hold a container slot at once
 // across every test binary on the machine (default: three per two cores,
@@ -48,16 +58,23 @@ func slots() int {
 // the engine: the system's temporary directory.
 var LockDir = os.TempDir()
 
-const (
-	lockName      = "ringleader-dockertest.lock"
-	turnstileName = "ringleader-dockertest.turnstile"
+// A lock is one machine-wide reader-writer lock: a file locked with flock
+// and the turnstile file in front of it, both in LockDir.
+type lock struct {
+	file, turnstile string
+	what            string // how errors and logs name it
+}
+
+var (
+	containerLock = lock{"ringleader-dockertest.lock", "ringleader-dockertest.turnstile", "container lock"}
+	cpuLock       = lock{"ringleader-dockertest.cpu.lock", "ringleader-dockertest.cpu.turnstile", "CPU lock"}
 )
 
-// held names the tests of this process that hold the lock, so that a test
+// held names the tests of this process that hold each lock, so that a test
 // under one of them cannot take it again and wait for itself forever.
 var (
 	heldMu sync.Mutex
-	held   = map[string]string{} // test name -> "shared" or "exclusive"
+	held   = map[lock]map[string]string{} // lock -> test name -> "shared" or "exclusive"
 )
 
 // Parallel is Require for a container test that does not measure time: it
@@ -69,7 +86,7 @@ func Parallel(t *testing.T) {
 	Require(t)
 	t.Parallel()
 	slot := takeSlot(t)
-	take(t, syscall.LOCK_SH, "shared")
+	take(t, containerLock, syscall.LOCK_SH, "shared")
 	t.Cleanup(func() { slot.Close() }) // registered after the lock's release, so it runs before it
 }
 
@@ -98,56 +115,92 @@ func takeSlot(t *testing.T) *os.File {
 }
 
 // Alone is Require for a container test that measures time: it holds the
-// lock exclusive until t ends, so no other container test of any package
-// runs meanwhile. It does not mark t parallel.
+// CPU lock and then the container lock exclusive until t ends, so that no
+// other container test and no CPU-bound test (CPUBound) of any package runs
+// meanwhile. It does not mark t parallel.
 func Alone(t *testing.T) {
 	t.Helper()
 	Require(t)
-	take(t, syscall.LOCK_EX, "exclusive")
+	takeAlone(t)
 }
 
-// take blocks until the lock is t's in mode how, and releases it when t
-// ends.
-func take(t *testing.T, how int, mode string) {
+// takeAlone is Alone's hold on the machine: the CPU lock, then the
+// container lock, both exclusive. While it waits for the first, container
+// tests go on; CPU-bound tests that have not started wait for it.
+func takeAlone(t *testing.T) {
 	t.Helper()
+	take(t, cpuLock, syscall.LOCK_EX, "exclusive")
+	take(t, containerLock, syscall.LOCK_EX, "exclusive")
+}
+
+// CPUBound marks a test that keeps a core busy for seconds: it holds the
+// CPU lock shared until t ends, so that a test that measures time (Alone)
+// waits for it to end and it waits for such a test to end. It needs no
+// engine, does not mark t parallel, and does nothing when container tests
+// are off (no test measures time then). It comes first in the test, before
+// Parallel if the test also runs containers.
+func CPUBound(t *testing.T) {
+	t.Helper()
+	if Off() {
+		return
+	}
+	if name, mode, ok := holder(t, containerLock); ok {
+		t.Fatalf("dockertest: %s asks for the CPU lock while %s holds the container lock %s: take CPUBound before Parallel, or an Alone test that holds the CPU lock and waits for the container lock would wait for it forever", t.Name(), name, mode)
+	}
+	take(t, cpuLock, syscall.LOCK_SH, "shared")
+}
+
+// holder reports which of t and its parents holds lk in this process, and
+// how.
+func holder(t *testing.T, lk lock) (name, mode string, ok bool) {
 	heldMu.Lock()
-	for name, m := range held {
-		if strings.HasPrefix(t.Name(), name+"/") {
-			heldMu.Unlock()
-			t.Fatalf("dockertest: %s wants the container lock %s, but %s holds it %s already and would wait for itself", t.Name(), mode, name, m)
+	defer heldMu.Unlock()
+	for name, mode := range held[lk] {
+		if t.Name() == name || strings.HasPrefix(t.Name(), name+"/") {
+			return name, mode, true
 		}
 	}
-	heldMu.Unlock()
+	return "", "", false
+}
 
+// take blocks until lk is t's in mode how, and releases it when t ends.
+func take(t *testing.T, lk lock, how int, mode string) {
+	t.Helper()
+	if name, m, ok := holder(t, lk); ok {
+		t.Fatalf("dockertest: %s wants the %s %s, but %s holds it %s already and would wait for itself", t.Name(), lk.what, mode, name, m)
+	}
 	t0 := time.Now()
-	f, err := acquire(how)
+	f, err := lk.acquire(how)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if waited := time.Since(t0); waited > time.Second {
-		t.Logf("dockertest: waited %v for the container lock (%s)", waited.Round(time.Millisecond), mode)
+		t.Logf("dockertest: waited %v for the %s (%s)", waited.Round(time.Millisecond), lk.what, mode)
 	}
 	heldMu.Lock()
-	held[t.Name()] = mode
+	if held[lk] == nil {
+		held[lk] = map[string]string{}
+	}
+	held[lk][t.Name()] = mode
 	heldMu.Unlock()
 	t.Cleanup(func() {
 		heldMu.Lock()
-		delete(held, t.Name())
+		delete(held[lk], t.Name())
 		heldMu.Unlock()
 		f.Close()
 	})
 }
 
-// acquire takes the lock in mode how (LOCK_SH or LOCK_EX, with LOCK_NB:
-// fail with EWOULDBLOCK rather than wait) through the turnstile and
-// returns the file that holds it; closing it releases the lock.
-func acquire(how int) (*os.File, error) {
-	turn, err := lockFile(turnstileName, syscall.LOCK_EX|how&syscall.LOCK_NB)
+// acquire takes lk in mode how (LOCK_SH or LOCK_EX, with LOCK_NB: fail
+// with EWOULDBLOCK rather than wait) through its turnstile and returns the
+// file that holds it; closing it releases the lock.
+func (lk lock) acquire(how int) (*os.File, error) {
+	turn, err := lockFile(lk.turnstile, syscall.LOCK_EX|how&syscall.LOCK_NB)
 	if err != nil {
 		return nil, err
 	}
 	defer turn.Close() // closing the file releases its flock
-	return lockFile(lockName, how)
+	return lockFile(lk.file, how)
 }
 
 // lockFile opens name in LockDir (each call its own open file, which is
