@@ -22,9 +22,17 @@ import (
 // while every link of its container is cut.
 const nodeClientURL = "nats://127.0.0.1:4222"
 
+// controlListenWait is how long `ringleader control` waits for the node to
+// listen on its control subject. The backend acts on a node's boot line,
+// and a node logs it before it subscribes: after a restart, the request
+// that starts a gated machine or puts a drop set back can come first
+// ("no node listens on that control subject", seen once in a suite run).
+const controlListenWait = 10 * time.Second
+
 // controlTimeout bounds one control exchange: `ringleader control`'s
-// own wait for the node's answer, plus docker exec's overhead.
-const controlTimeout = control.Timeout + 10*time.Second
+// own waits, for the node to listen and for its answer, plus docker
+// exec's overhead.
+const controlTimeout = controlListenWait + control.Timeout + 10*time.Second
 
 // control asks node id to apply c (a clock fault, a drop set) by running
 // `ringleader control` inside the node's container: the container holds
@@ -47,7 +55,7 @@ func (b *Backend) control(ctx context.Context, id election.NodeID, c control.Req
 	}
 	ctx, cancel := context.WithTimeout(ctx, controlTimeout)
 	defer cancel()
-	cmd := append([]string{"/ringleader", "control", "--server", nodeClientURL, "--cluster", cluster}, args...)
+	cmd := append([]string{"/ringleader", "control", "--server", nodeClientURL, "--cluster", cluster, "--wait", controlListenWait.String()}, args...)
 	stdout, stderr, code, err := execIn(ctx, cli.Client, n.cid, cmd)
 	if err != nil {
 		return control.Reply{}, fmt.Errorf("docker: control node %d (%s): %w", id, n.name, err)

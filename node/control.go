@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/ringleader-dev/ringleader/election"
@@ -20,19 +21,33 @@ import (
 // control subject (it is down, or not the ID asked for).
 var ErrNotListening = errors.New("no node listens on that control subject (is it running, and is the ID right?)")
 
+// listenRetry is how often SendControl asks again while it waits for a
+// node to listen.
+const listenRetry = 20 * time.Millisecond
+
+// refusedWhileWaiting, when set (by a test), is called each time a
+// request that may wait for its node finds nobody listening.
+var refusedWhileWaiting func()
+
 // SendControl logs in to the NATS server at url as the control account of
 // cluster and asks node id to apply c; it returns the node's answer once
 // the change is in effect. ctx bounds the whole exchange (control.Timeout
 // when it has no deadline). A refusal by the node is an error carrying
 // its reason.
-func SendControl(ctx context.Context, url, cluster, secret string, id election.NodeID, c control.Request) (control.Reply, error) {
+//
+// wait is how long a node that does not listen yet is waited for: a node
+// logs its boot line before it subscribes to its control subject, so a
+// sender that acts on the boot line (the harness, after a restart) can be
+// a moment early. With 0, a node that does not listen is ErrNotListening
+// at once, which is what a person who typed a wrong ID wants to hear.
+func SendControl(ctx context.Context, url, cluster, secret string, id election.NodeID, c control.Request, wait time.Duration) (control.Reply, error) {
 	req, err := control.Encode(c)
 	if err != nil {
 		return control.Reply{}, err
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, control.Timeout)
+		ctx, cancel = context.WithTimeout(ctx, wait+control.Timeout)
 		defer cancel()
 	}
 	nc, err := nats.Connect(url, nats.UserInfo(trust.ControlUser, secret), nats.Name("ringleader-control"), nats.NoReconnect())
@@ -41,7 +56,20 @@ func SendControl(ctx context.Context, url, cluster, secret string, id election.N
 	}
 	defer nc.Close()
 	subject := trust.ControlSubject(cluster, int(id))
+	listenBy := time.Now().Add(wait)
 	msg, err := nc.RequestWithContext(ctx, subject, req)
+	for errors.Is(err, nats.ErrNoResponders) && time.Now().Before(listenBy) {
+		// The server answers "no responders" at once: try again a
+		// little later, until the node subscribes or wait is over.
+		if refusedWhileWaiting != nil {
+			refusedWhileWaiting()
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(listenRetry):
+		}
+		msg, err = nc.RequestWithContext(ctx, subject, req)
+	}
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
 		return control.Reply{}, fmt.Errorf("control: node %d on %s: %w", id, subject, ErrNotListening)

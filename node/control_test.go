@@ -21,7 +21,7 @@ import (
 // control sends c to node id through its own server, as the harness does.
 func (c *testCluster) control(id election.NodeID, ctl control.Request) control.Reply {
 	c.t.Helper()
-	r, err := SendControl(context.Background(), c.node(id).ClientURL(), "test", c.secret, id, ctl)
+	r, err := SendControl(context.Background(), c.node(id).ClientURL(), "test", c.secret, id, ctl, 0)
 	if err != nil {
 		c.t.Fatalf("control node %d: %v", id, err)
 	}
@@ -223,13 +223,46 @@ func TestGarbledControlRequestsAreRefusedAndCounted(t *testing.T) {
 func TestControlOfANodeNotRunningSaysSo(t *testing.T) {
 	c := newTestCluster(t, testAlgorithm, 1, 2)
 	c.start(1)
-	_, err := SendControl(context.Background(), c.node(1).ClientURL(), "test", c.secret, 2, control.SetRate(2))
+	_, err := SendControl(context.Background(), c.node(1).ClientURL(), "test", c.secret, 2, control.SetRate(2), 0)
 	if !errors.Is(err, ErrNotListening) {
 		t.Fatalf("control of a node not running: %v, want ErrNotListening", err)
 	}
-	_, err = SendControl(context.Background(), c.node(1).ClientURL(), "test", "not-the-secret-at-all", 1, control.SetRate(2))
+	_, err = SendControl(context.Background(), c.node(1).ClientURL(), "test", "not-the-secret-at-all", 1, control.SetRate(2), 0)
 	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization") {
 		t.Fatalf("control with a wrong secret: %v, want an authorization error", err)
+	}
+}
+
+// TestControlWaitsForANodeThatIsStarting: a request that may wait is
+// refused while the node is not there yet and answered once it starts,
+// as the harness's request after a restart is.
+func TestControlWaitsForANodeThatIsStarting(t *testing.T) {
+	c := newTestCluster(t, testAlgorithm, 1, 2)
+	c.start(1)
+	refused := make(chan struct{}, 1)
+	refusedWhileWaiting = func() {
+		select {
+		case refused <- struct{}{}:
+		default:
+		}
+	}
+	t.Cleanup(func() { refusedWhileWaiting = nil })
+	answered := make(chan error, 1)
+	go func() {
+		_, err := SendControl(context.Background(), c.node(1).ClientURL(), "test", c.secret, 2, control.SetRate(2), time.Minute)
+		answered <- err
+	}()
+	select {
+	case <-refused: // node 2 is not there yet, and the sender keeps asking
+	case err := <-answered:
+		t.Fatalf("a request that may wait a minute for node 2 ended before it started: %v", err)
+	}
+	c.start(2)
+	if err := <-answered; err != nil {
+		t.Fatalf("a request that waits for node 2 to start: %v", err)
+	}
+	if r := c.control(2, control.SetRate(1)); !r.OK {
+		t.Fatalf("node 2 after the waited request: %+v", r)
 	}
 }
 

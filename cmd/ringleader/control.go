@@ -36,6 +36,7 @@ func runControl(args []string) int {
 	holdFrom := fs.String("hold-from", "", "replace the node's hold set: the IDs whose messages it holds on arrival until a later set no longer names them, comma-separated; empty holds nothing (and delivers what was held)")
 	start := fs.Bool("start", false, "start the election machine of a node that booted gated (RINGLEADER_GATED), after the rest of the request; a node that runs already takes it as done")
 	timeout := fs.Duration("timeout", control.Timeout, "how long to wait for the node's answer")
+	wait := fs.Duration("wait", 0, "how long to wait first for a node that is starting to listen on its control subject (it logs its boot line before it does); 0: a node that does not listen is an error at once")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: ringleader control --node ID [--clock-rate R | --clock-jump D] [--drop-from IDS] [--hold-from IDS] [--start] [flags]\n\n"+
 			"Logs in as the control account and asks one node to change its clock, its\n"+
@@ -54,6 +55,9 @@ func runControl(args []string) int {
 	if err == nil && *timeout <= 0 {
 		err = fmt.Errorf("--timeout: %v is not a positive duration", *timeout)
 	}
+	if err == nil && *wait < 0 {
+		err = fmt.Errorf("--wait: %v is negative", *wait)
+	}
 	if err != nil {
 		return usageError("control", "%v", err)
 	}
@@ -61,9 +65,9 @@ func runControl(args []string) int {
 	if secret == "" {
 		return usageError("control", "%s: required: the cluster's secret (see docs/trust.md)", trust.SecretEnv)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), *wait+*timeout)
 	defer cancel()
-	r, err := node.SendControl(ctx, *server, *cluster, secret, election.NodeID(*id), c)
+	r, err := node.SendControl(ctx, *server, *cluster, secret, election.NodeID(*id), c, *wait)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ringleader %v\n", err)
 		return 1
