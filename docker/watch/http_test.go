@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -201,27 +202,38 @@ func TestLivePageDrawsLanesInABrowser(t *testing.T) {
 	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--user-data-dir="+t.TempDir(), "--virtual-time-budget=1500", "--dump-dom", c.srv.url())
 	var dom strings.Builder
-	cmd.Stdout = &dom
+	stderr := &lastBytes{max: 4 << 10}
+	cmd.Stdout, cmd.Stderr = &dom, stderr
+	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	// Once the page listens, 3 is cut off and 2 takes over while 3 still
 	// leads (the alarm), then 1 is killed: all of it over the stream.
-	deadline := time.Now().Add(20 * time.Second)
+	// Chromium ending first, or not opening the stream in the test's
+	// time, fails with what it said.
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
 	for !c.srv.listening() {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the page never opened the event stream")
+		select {
+		case err := <-exited:
+			t.Fatalf("chromium ended after %v without opening the event stream (%v); its last words:\n%s", time.Since(started).Round(time.Millisecond), err, stderr)
+		case <-ctx.Done():
+			<-exited
+			t.Fatalf("the page did not open the event stream within %v of starting chromium; its last words:\n%s", time.Since(started).Round(time.Millisecond), stderr)
+		case <-poll.C:
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
+	t.Logf("the page opened the event stream %v after chromium started", time.Since(started).Round(time.Millisecond))
 	c.feed(2, func(l *nodeLog) []byte { return l.view(time.Second, 2, 2, election.Leader) })
 	c.feed(1, func(l *nodeLog) []byte { return l.view(time.Second+time.Millisecond, 2, 2, election.Follower) })
 	c.state(1, Down, 2*time.Second)
 	c.srv.tick(c.b, t0.Add(3*time.Second))
 	c.srv.endStreams()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("chromium: %v", err)
+	if err := <-exited; err != nil {
+		t.Fatalf("chromium: %v; its last words:\n%s", err, stderr)
 	}
 	out := dom.String()
 	lanes := regexp.MustCompile(`<g class="lane" data-node="(\d+)" data-leader="(\d+)" data-role="(\w+)" data-state="(\w*)"`).FindAllStringSubmatch(out, -1)
@@ -240,6 +252,30 @@ func TestLivePageDrawsLanesInABrowser(t *testing.T) {
 	if n := strings.Count(out, `class="seg"`); n < 7 {
 		t.Errorf("%d view segments drawn, want at least 7", n)
 	}
+}
+
+// lastBytes keeps the last max bytes written to it: what a program said
+// just before it ended, without holding all it said.
+type lastBytes struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (w *lastBytes) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b = append(w.b, p...)
+	if over := len(w.b) - w.max; over > 0 {
+		w.b = w.b[over:]
+	}
+	return len(p), nil
+}
+
+func (w *lastBytes) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return string(w.b)
 }
 
 // findChromium finds a Chromium by the names Debian (chromium), Ubuntu
