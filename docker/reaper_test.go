@@ -187,3 +187,43 @@ func reaperRun(t *testing.T) (string, *testcontainers.DockerClient) {
 	t.Cleanup(func() { cli.Close() })
 	return run, cli
 }
+
+// TestCloseIsJudgedByWhatIsLeft: a clean-up that ran past its budget and
+// left nothing closed the run (it is logged, with the budget); one that
+// left something, failed a step or could not look fails, and names the
+// budget beside the rest when it ran out.
+func TestCloseIsJudgedByWhatIsLeft(t *testing.T) {
+	stepErr := fmt.Errorf("remove network: engine said no")
+	for _, tc := range []struct {
+		name     string
+		c        closing
+		wantErrs []string // substrings, in order; none: closed
+		wantNote string
+	}{
+		{"in time", closing{}, nil, "closed in 2s, nothing left"},
+		{"late, nothing left", closing{late: 15 * time.Second}, nil, "nothing left (clean-up ran out of its 15s; the engine was slow)"},
+		{"late, a container left", closing{late: 15 * time.Second, left: []string{"container n3"}, reaping: true},
+			[]string{"still there: container n3 (the reaper goes on removing them", "clean-up ran out of its 15s"}, ""},
+		{"in time, a container left", closing{left: []string{"container n3"}},
+			[]string{"still there: container n3 (`ringleader clean --run r1` removes them)"}, ""},
+		{"late, a step failed", closing{late: 15 * time.Second, errs: []error{stepErr}},
+			[]string{"remove network: engine said no", "clean-up ran out of its 15s"}, ""},
+		{"cannot look", closing{lookErr: fmt.Errorf("engine gone")}, []string{"cannot tell what is left: engine gone"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.c.run, tc.c.took = "r1", 2*time.Second
+			errs, note := tc.c.outcome()
+			if len(errs) != len(tc.wantErrs) {
+				t.Fatalf("errors %q, want %d like %q", errs, len(tc.wantErrs), tc.wantErrs)
+			}
+			for i, want := range tc.wantErrs {
+				if !strings.Contains(errs[i].Error(), want) {
+					t.Errorf("error %d: %q, want it to say %q", i, errs[i], want)
+				}
+			}
+			if !strings.Contains(note, tc.wantNote) || (tc.wantNote == "") != (note == "") {
+				t.Errorf("note %q, want %q", note, tc.wantNote)
+			}
+		})
+	}
+}
