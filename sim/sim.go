@@ -190,12 +190,29 @@ type armedTimer struct {
 	local time.Duration
 }
 
+// sameString is a == b, asked first of the two strings' memory: a
+// machine names its timers and message types with the same few strings
+// every time, so a match is mostly one pointer compare rather than a call
+// to compare bytes. Strings that differ, or are equal in other memory,
+// fall through to ==.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
+// index is the named timer's place in a, or -1.
+func (a armed) index(name string) int {
+	for i := range a {
+		if sameString(a[i].name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
 // find is the named timer, or nil.
 func (a armed) find(name string) *armedTimer {
-	for i := range a {
-		if a[i].name == name {
-			return &a[i]
-		}
+	if i := a.index(name); i >= 0 {
+		return &a[i]
 	}
 	return nil
 }
@@ -204,38 +221,42 @@ func (a armed) find(name string) *armedTimer {
 // a timer event names its timer so (generations are never reused), which
 // spares every queued event a string.
 func (a armed) queuedFor(gen uint64) *armedTimer {
-	for i := range a {
-		if a[i].queued == gen {
-			return &a[i]
-		}
+	if i := a.indexQueued(gen); i >= 0 {
+		return &a[i]
 	}
 	return nil
+}
+
+// indexQueued is queuedFor's place in a, or -1.
+func (a armed) indexQueued(gen uint64) int {
+	for i := range a {
+		if a[i].queued == gen {
+			return i
+		}
+	}
+	return -1
 }
 
 // disarm disarms the named timer. It is forgotten unless its event is
 // still queued: a re-arm may use that event yet.
 func (a *armed) disarm(name string) {
-	t := a.find(name)
+	i := a.index(name)
 	switch {
-	case t == nil:
-	case t.queued != 0:
-		t.gen = 0
+	case i < 0:
+	case (*a)[i].queued != 0:
+		(*a)[i].gen = 0
 	default:
-		a.remove(name)
+		a.removeAt(i)
 	}
 }
 
-// remove forgets the named timer.
-func (a *armed) remove(name string) {
-	for i, t := range *a {
-		if t.name == name {
-			last := len(*a) - 1
-			(*a)[i] = (*a)[last]
-			(*a)[last] = armedTimer{}
-			*a = (*a)[:last]
-			return
-		}
-	}
+// removeAt forgets the timer at place i (names are unique in a list, so
+// this is the remove-by-name it replaces, without the second search).
+func (a *armed) removeAt(i int) {
+	last := len(*a) - 1
+	(*a)[i] = (*a)[last]
+	(*a)[last] = armedTimer{}
+	*a = (*a)[:last]
 }
 
 // Sim is one simulated cluster. It is not safe for concurrent use: the
@@ -764,12 +785,13 @@ func (s *Sim) process(e *event) {
 		if !n.up || n.boot != e.boot {
 			return // its node died
 		}
-		t := s.armed[n.idx].queuedFor(e.gen)
-		if t == nil {
+		a := &s.armed[n.idx]
+		i := a.indexQueued(e.gen)
+		if i < 0 {
 			return // an event that a re-arm earlier than it replaced
 		}
-		if t.gen != e.gen {
-			s.timerMoved(n, t)
+		if t := &(*a)[i]; t.gen != e.gen {
+			s.timerMoved(n, i)
 			return
 		}
 		if n.paused {
@@ -777,8 +799,8 @@ func (s *Sim) process(e *event) {
 			x.held = append(x.held, *e)
 			return
 		}
-		name := t.name
-		s.armed[n.idx].remove(name)
+		name := (*a)[i].name
+		a.removeAt(i)
 		s.step(n, election.Event{Kind: election.EventTimer, Timer: name})
 	}
 }
@@ -886,10 +908,11 @@ func (s *Sim) queueTimer(n *node, t *armedTimer) {
 
 // timerMoved handles a timer's queued event that came up after the timer
 // was re-armed (to fire no earlier) or disarmed: the event moves on to the
-// latest deadline, or the timer is forgotten.
-func (s *Sim) timerMoved(n *node, t *armedTimer) {
+// latest deadline, or the timer (at place i of n's list) is forgotten.
+func (s *Sim) timerMoved(n *node, i int) {
+	t := &s.armed[n.idx][i]
 	if t.gen == 0 {
-		s.armed[n.idx].remove(t.name)
+		s.armed[n.idx].removeAt(i)
 		return
 	}
 	t.queued, t.queuedAt = t.gen, t.at
@@ -915,7 +938,7 @@ type typeStat struct {
 // index in names.
 func (s *Sim) countType(t string) (msgClass, uint16) {
 	for i := range s.types {
-		if st := &s.types[i]; st.name == t {
+		if st := &s.types[i]; sameString(st.name, t) {
 			st.count++
 			c, id := st.class, st.id
 			// The most sent types move to the front, so the scan
