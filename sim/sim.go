@@ -282,12 +282,17 @@ type Sim struct {
 	// effects is the buffer every machine's Step returns its effects in:
 	// step is done with them before it steps any machine again.
 	effects election.EffectBuffer
-	// types counts messages by type; a handful of types, so a slice
-	// searched by string beats hashing every message's type into a map.
-	types []typeStat
 	// names are the message types seen, in the order first seen: a queued
-	// message holds its type as an index here (packedMsg.typ).
+	// message holds its type as an index here (packedMsg.typ), and types
+	// has its class and count at the same index. Both outlive Reset (the
+	// algorithm, and so each type's class, stays): only the counts start
+	// over, so that the table does not grow with every schedule.
 	names []string
+	types []typeStat
+	// typeCache finds a type's index by where its name's bytes are
+	// (typeSlot): a machine sends the same few string constants, so a
+	// message's type is mostly one pointer compare away from its index.
+	typeCache [typeSlots]typeSlot
 	// refs holds the Members and Payload of queued messages that carry
 	// either (packedMsg.refs), refsFree the unused entries.
 	refs     []msgRefs
@@ -439,8 +444,9 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	s.sink, s.sinkErr = sink, nil
 	s.now, s.seq, s.gen = 0, 0, 0
 	s.queue.reset()
-	clear(s.types)
-	s.types = s.types[:0]
+	for i := range s.types {
+		s.types[i].count = 0
+	}
 	s.netSrc.Seed(uint64(seed), netStream)
 	clear(s.linkLast)
 	clear(s.linkLastDense)
@@ -599,8 +605,10 @@ func (s *Sim) Time() time.Time { return history.SimOrigin.Add(s.now) }
 func (s *Sim) Counts() Counts {
 	c := s.counts
 	c.ByType = make(map[string]int, len(s.types))
-	for _, t := range s.types {
-		c.ByType[t.name] = t.count
+	for i, t := range s.types {
+		if t.count > 0 { // seen in this run, not only before a Reset
+			c.ByType[s.names[i]] = t.count
+		}
 	}
 	return c
 }
@@ -927,27 +935,51 @@ const (
 	classAnnounce
 )
 
+// typeStat is what the simulator knows of one message type (Sim.types).
 type typeStat struct {
-	name  string
-	id    uint16 // index in Sim.names
 	class msgClass
-	count int
+	count int // messages of the type sent in this run
+}
+
+// typeSlots is the size of Sim.typeCache: a power of two, and more than
+// the types any algorithm sends.
+const typeSlots = 16
+
+// typeSlot remembers one type name's memory and its index; id1 is the
+// index + 1, 0 for a slot never filled.
+type typeSlot struct {
+	data *byte
+	len  int
+	id1  uint16
+}
+
+// typeSlotOf is where in Sim.typeCache the type named t is looked for: a
+// hash of its bytes' address. Which slot a name lands in changes only how
+// fast it is found, never what is found.
+func typeSlotOf(t string) int {
+	return int(uint64(uintptr(unsafe.Pointer(unsafe.StringData(t)))) * 0x9e3779b97f4a7c15 >> 60)
 }
 
 // countType counts one message of type t and returns its class and its
 // index in names.
 func (s *Sim) countType(t string) (msgClass, uint16) {
-	for i := range s.types {
-		if st := &s.types[i]; sameString(st.name, t) {
-			st.count++
-			c, id := st.class, st.id
-			// The most sent types move to the front, so the scan
-			// mostly ends at the first or second entry (heartbeats and
-			// their acks, once a leader is up).
-			if i > 0 && st.count > s.types[i-1].count {
-				s.types[i], s.types[i-1] = s.types[i-1], s.types[i]
-			}
-			return c, id
+	c := &s.typeCache[typeSlotOf(t)]
+	id := c.id1 - 1
+	if c.id1 == 0 || c.data != unsafe.StringData(t) || c.len != len(t) {
+		id = s.typeIndex(t)
+		*c = typeSlot{data: unsafe.StringData(t), len: len(t), id1: id + 1}
+	}
+	st := &s.types[id]
+	st.count++
+	return st.class, id
+}
+
+// typeIndex is the index of the type named t in names, added with its
+// class when it is new.
+func (s *Sim) typeIndex(t string) uint16 {
+	for i, name := range s.names {
+		if name == t {
+			return uint16(i)
 		}
 	}
 	c := classMaintenance
@@ -958,12 +990,12 @@ func (s *Sim) countType(t string) (msgClass, uint16) {
 		c = classAnnounce
 	}
 	id := uint16(len(s.names))
-	if int(id) != len(s.names) {
-		panic("sim: more than 65,535 message types")
+	if int(id) != len(s.names) || id == 1<<16-1 { // id1 must fit too
+		panic("sim: more than 65,534 message types")
 	}
 	s.names = append(s.names, t)
-	s.types = append(s.types, typeStat{name: t, id: id, class: c, count: 1})
-	return c, id
+	s.types = append(s.types, typeStat{class: c})
+	return id
 }
 
 // lookupIndex finds a member's node index.
