@@ -1034,17 +1034,7 @@ func (s *Sim) step(n *node, ev election.Event) {
 		case election.EffectSend:
 			s.send(n, &e.Msg) // the effect is the simulator's own (Reuse)
 		case election.EffectBroadcast:
-			for _, to := range s.opts.Members {
-				if to == n.id {
-					continue
-				}
-				m := e.Msg // Clone's two calls only when there is something to copy
-				if m.Members != nil || m.Payload != nil {
-					m = e.Msg.Clone()
-				}
-				m.To = to
-				s.send(n, &m)
-			}
+			s.broadcast(n, &e.Msg)
 		case election.EffectSetTimer:
 			// The skewed case is a call of its own: the common one
 			// stays inline in this loop.
@@ -1085,10 +1075,40 @@ func (s *Sim) step(n *node, ev election.Event) {
 	}
 }
 
+// broadcast sends m, which is the simulator's own (Reuse), to every
+// member but from. The members are the nodes in order, so each recipient's
+// index is known without a lookup; and m itself goes out, its To set for
+// each, unless it holds slices that each copy must have to itself.
+func (s *Sim) broadcast(from *node, m *election.Message) {
+	refs := m.Members != nil || m.Payload != nil
+	for i, to := range s.opts.Members {
+		if to == from.id {
+			continue
+		}
+		m.To = to
+		if refs {
+			c := m.Clone()
+			s.sendTo(from, &c, int32(i))
+			continue
+		}
+		s.sendTo(from, m, int32(i))
+	}
+}
+
 // send puts one message on the wire. The sender is the runtime's to name,
 // as a NATS subject is, so From is always the real sender (send sets it
 // in m, which is the caller's to give away).
 func (s *Sim) send(from *node, m *election.Message) {
+	ti, ok := s.recipient(from.idx, m.To)
+	if !ok {
+		ti = -1
+	}
+	s.sendTo(from, m, ti)
+}
+
+// sendTo is send to the node at index ti (m.To's), or to nobody when ti
+// is −1: m.To is not a member.
+func (s *Sim) sendTo(from *node, m *election.Message, ti int32) {
 	if s.maxSent > 0 && s.counts.Total() >= s.maxSent {
 		s.overCap = true
 		return
@@ -1109,8 +1129,7 @@ func (s *Sim) send(from *node, m *election.Message) {
 		r.Msg = &c
 		s.emit(r)
 	}
-	ti, ok := s.recipient(from.idx, m.To)
-	if !ok {
+	if ti < 0 {
 		s.counts.Lost++
 		return
 	}
