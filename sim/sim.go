@@ -1007,8 +1007,14 @@ func (s *Sim) lookupIndex(id election.NodeID) (int32, bool) {
 // recipient finds the node index of to, a message's recipient from node
 // index fi. A ring's messages go to a neighbour: its node, which the
 // delivery will load anyway, is read next to the sender's, rather than
-// the ID table, where a random ring's next ID is anywhere.
+// the ID table, where a random ring's next ID is anywhere. A small
+// cluster (one with the dense link tables) goes to its ID table at once:
+// it is a few words, always in the cache, and most of its messages are
+// not to a neighbour.
 func (s *Sim) recipient(fi int32, to election.NodeID) (int32, bool) {
+	if s.cutDense != nil {
+		return s.lookupIndex(to)
+	}
 	if next := int(fi) + 1; next < len(s.nodes) && s.nodes[next].id == to {
 		return int32(next), true
 	}
