@@ -66,18 +66,26 @@ type packedMsg struct {
 // eventQueue orders events by (at, seq). Most events are messages
 // scheduled a constant delay ahead: their times never go down, so they
 // join a FIFO lane in O(1). Everything else (timers, hints, messages with
-// varying delays that would land before the lane's last event) goes to a
-// binary min-heap. pop takes the earlier of the two heads, so the order is
+// varying delays that would land before every lane's last event) goes to
+// a binary min-heap. pop takes the earliest of the heads, so the order is
 // exactly (at, seq) whichever way an event came in. The lane is what makes
 // a million-node election linear: a heap of a million messages costs
 // twenty cache-missing levels per pop.
+//
+// A second lane takes a message that would land before the first lane's
+// last one: with delays drawn from a range (the explorer's 0.5–5 ms),
+// about half the messages missed the one lane, and a message through the
+// heap cost six times one through a lane.
 type eventQueue struct {
 	heap []qkey
 	slab []event
 	free []int32
-	// lane holds events in (at, seq) order from lane[head] on.
-	lane []event
-	head int
+	// lane holds events in (at, seq) order from lane[head] on; lane2
+	// and head2 are the second lane.
+	lane  []event
+	head  int
+	lane2 []event
+	head2 int
 	// timers holds the heap's timer events by what they are beyond
 	// their key (timerFree: the unused entries): every node of a
 	// million-node ring has a timer queued all the time, and 16 bytes
@@ -118,15 +126,44 @@ func (q *eventQueue) event(k qkey, scratch *event) *event {
 	return scratch
 }
 
-func (q *eventQueue) len() int { return len(q.heap) + len(q.lane) - q.head }
+func (q *eventQueue) len() int {
+	return len(q.heap) + len(q.lane) - q.head + len(q.lane2) - q.head2
+}
 
 // next is the time of the earliest event; only valid when len() > 0.
 func (q *eventQueue) next() time.Duration {
-	if q.head < len(q.lane) && (len(q.heap) == 0 || q.lane[q.head].at <= q.heap[0].at) {
-		return q.lane[q.head].at
-	}
-	return q.heap[0].at
+	k, _, _ := q.first()
+	return k.at
 }
+
+// Where the earliest event is (first).
+const (
+	inHeap = iota
+	inLane
+	inLane2
+)
+
+// first is the key of the earliest event and where it is; false when the
+// queue is empty.
+func (q *eventQueue) first() (k qkey, from int, ok bool) {
+	if len(q.heap) > 0 {
+		k, ok = q.heap[0], true
+	}
+	if q.head < len(q.lane) {
+		if l := q.lane[q.head].key(); !ok || less(l, k) {
+			k, from, ok = l, inLane, true
+		}
+	}
+	if q.head2 < len(q.lane2) {
+		if l := q.lane2[q.head2].key(); !ok || less(l, k) {
+			k, from, ok = l, inLane2, true
+		}
+	}
+	return k, from, ok
+}
+
+// key is e's place in the order.
+func (e *event) key() qkey { return qkey{at: e.at, seq: e.seq} }
 
 func less(a, b qkey) bool {
 	if a.at != b.at {
@@ -135,7 +172,7 @@ func less(a, b qkey) bool {
 	return a.seq < b.seq
 }
 
-// pushLane queues a message event: on the lane when it keeps the lane in
+// pushLane queues a message event: on a lane when it keeps that lane in
 // order (it is no earlier than the lane's last event; its seq is the
 // newest), else on the heap.
 func (q *eventQueue) pushLane(e event) { *q.placeLane(e.at, e.seq) = e }
@@ -171,15 +208,24 @@ func (q *eventQueue) pushTimer(at time.Duration, seq uint64, node int32, boot ui
 // 700 messages a schedule.
 func (q *eventQueue) placeLane(at time.Duration, seq uint64) *event {
 	if q.head == len(q.lane) || q.lane[len(q.lane)-1].at <= at {
-		if q.head == len(q.lane) {
-			q.lane, q.head = q.lane[:0], 0
-		} else if len(q.lane) == cap(q.lane) {
-			q.roomOnLane()
-		}
-		q.lane = append(q.lane, event{at: at, seq: seq})
-		return &q.lane[len(q.lane)-1]
+		return placeOn(&q.lane, &q.head, at, seq)
+	}
+	if q.head2 == len(q.lane2) || q.lane2[len(q.lane2)-1].at <= at {
+		return placeOn(&q.lane2, &q.head2, at, seq)
 	}
 	return q.place(at, seq)
+}
+
+// placeOn appends an event to the lane whose live part is (*lane)[*head:],
+// as placeLane returns it.
+func placeOn(lane *[]event, head *int, at time.Duration, seq uint64) *event {
+	if *head == len(*lane) {
+		*lane, *head = (*lane)[:0], 0
+	} else if len(*lane) == cap(*lane) {
+		roomOnLane(lane, head)
+	}
+	*lane = append(*lane, event{at: at, seq: seq})
+	return &(*lane)[len(*lane)-1]
 }
 
 // roomOnLane makes room on a full lane: it moves the live part down when
@@ -188,16 +234,16 @@ func (q *eventQueue) placeLane(at time.Duration, seq uint64) *event {
 // by append a quarter at a time, it left four times its size in old
 // arrays for the collector, which is what the process's resident set
 // came to.
-func (q *eventQueue) roomOnLane() {
-	live := q.lane[q.head:]
-	if q.head*4 >= len(q.lane) {
-		n := copy(q.lane, live)
-		q.lane, q.head = q.lane[:n], 0
+func roomOnLane(lane *[]event, head *int) {
+	live := (*lane)[*head:]
+	if *head*4 >= len(*lane) {
+		n := copy(*lane, live)
+		*lane, *head = (*lane)[:n], 0
 		return
 	}
-	lane := make([]event, len(live), max(2*cap(q.lane), 64))
-	copy(lane, live)
-	q.lane, q.head = lane, 0
+	l := make([]event, len(live), max(2*cap(*lane), 64))
+	copy(l, live)
+	*lane, *head = l, 0
 }
 
 // grown is s with room for one more element: doubled when full, where
@@ -245,18 +291,34 @@ func (q *eventQueue) pushKey(k qkey) {
 
 // popDue is pop when the earliest event is due no later than end, else
 // nil: the simulator's run loops asked len, next and pop in turn, and each
-// compared the lane's head with the heap's.
+// compared the lanes' heads with the heap's.
 func (q *eventQueue) popDue(end time.Duration) *event {
-	lane := q.head < len(q.lane)
-	if lane && (len(q.heap) == 0 || less(qkey{at: q.lane[q.head].at, seq: q.lane[q.head].seq}, q.heap[0])) {
-		if l := &q.lane[q.head]; l.at <= end {
-			q.head++
-			return l
+	// first, written out: this is the run loops' every event.
+	var k qkey
+	from, ok := inHeap, len(q.heap) > 0
+	if ok {
+		k = q.heap[0]
+	}
+	if q.head < len(q.lane) {
+		if l := &q.lane[q.head]; !ok || l.at < k.at || l.at == k.at && l.seq < k.seq {
+			k.at, k.seq, from, ok = l.at, l.seq, inLane, true
 		}
+	}
+	if q.head2 < len(q.lane2) {
+		if l := &q.lane2[q.head2]; !ok || l.at < k.at || l.at == k.at && l.seq < k.seq {
+			k.at, k.seq, from, ok = l.at, l.seq, inLane2, true
+		}
+	}
+	if !ok || k.at > end {
 		return nil
 	}
-	if len(q.heap) == 0 || q.heap[0].at > end {
-		return nil
+	switch from {
+	case inLane:
+		q.head++
+		return &q.lane[q.head-1]
+	case inLane2:
+		q.head2++
+		return &q.lane2[q.head2-1]
 	}
 	return q.popHeap()
 }
@@ -265,12 +327,19 @@ func (q *eventQueue) popDue(end time.Duration) *event {
 // (popping was a tenth of the explorer's time):
 // the pointer is valid until the next push, which may reuse its slot.
 func (q *eventQueue) pop() *event {
-	if q.head < len(q.lane) {
-		l := &q.lane[q.head]
-		if len(q.heap) == 0 || less(qkey{at: l.at, seq: l.seq}, q.heap[0]) {
-			q.head++
-			return l
-		}
+	_, from, _ := q.first()
+	return q.popFrom(from)
+}
+
+// popFrom removes the earliest event, which first found in from.
+func (q *eventQueue) popFrom(from int) *event {
+	switch from {
+	case inLane:
+		q.head++
+		return &q.lane[q.head-1]
+	case inLane2:
+		q.head2++
+		return &q.lane2[q.head2-1]
 	}
 	return q.popHeap()
 }
@@ -316,4 +385,5 @@ func (q *eventQueue) reset() {
 	q.free = q.free[:0]
 	q.timers, q.timerFree = q.timers[:0], q.timerFree[:0]
 	q.lane, q.head = q.lane[:0], 0
+	q.lane2, q.head2 = q.lane2[:0], 0
 }

@@ -64,6 +64,9 @@ func (s *Sim) Pending() []Pending {
 	for i := s.queue.head; i < len(s.queue.lane); i++ {
 		add(&s.queue.lane[i])
 	}
+	for i := s.queue.head2; i < len(s.queue.lane2); i++ {
+		add(&s.queue.lane2[i])
+	}
 	var scratch event
 	for _, k := range s.queue.heap {
 		add(s.queue.event(k, &scratch))
