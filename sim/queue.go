@@ -221,22 +221,29 @@ func (q *eventQueue) placeLane(at time.Duration, seq uint64) *event {
 func placeOn(lane *[]event, head *int, at time.Duration, seq uint64) *event {
 	if *head == len(*lane) {
 		*lane, *head = (*lane)[:0], 0
-	} else if len(*lane) == cap(*lane) {
+	}
+	if len(*lane) == cap(*lane) {
 		roomOnLane(lane, head)
 	}
-	*lane = append(*lane, event{at: at, seq: seq})
-	return &(*lane)[len(*lane)-1]
+	// Into place rather than by append, which built the event aside
+	// and copied it in.
+	n := len(*lane)
+	*lane = (*lane)[:n+1]
+	e := &(*lane)[n]
+	*e = event{at: at, seq: seq}
+	return e
 }
 
 // roomOnLane makes room on a full lane: it moves the live part down when
-// at least a quarter of the lane is spent, else doubles the lane. The
+// at least a quarter of the lane is spent, else doubles the lane (an
+// empty lane with no room gets room for 64). The
 // lane of a million-node ring holds a million messages at a time: grown
 // by append a quarter at a time, it left four times its size in old
 // arrays for the collector, which is what the process's resident set
 // came to.
 func roomOnLane(lane *[]event, head *int) {
 	live := (*lane)[*head:]
-	if *head*4 >= len(*lane) {
+	if *head > 0 && *head*4 >= len(*lane) {
 		n := copy(*lane, live)
 		*lane, *head = (*lane)[:n], 0
 		return
