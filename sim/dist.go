@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -96,6 +97,35 @@ func (d Dist) Sample(r *rand.Rand) time.Duration {
 		return d.Min + time.Duration(r.ExpFloat64()*float64(d.Mean-d.Min))
 	}
 	return d.effectiveConstant()
+}
+
+// samplePCG is Sample(r) where r is a rand.Rand over src: the same delay
+// from the same state, but a uniform delay is drawn from src here rather
+// than through r's interface call of its Source and its own call of
+// uint64n, for every message the explorer sends.
+func (d Dist) samplePCG(src *rand.PCG, r *rand.Rand) time.Duration {
+	if d.Kind == DistUniform && d.Max > d.Min {
+		return d.Min + time.Duration(uint64n(src, uint64(d.Max-d.Min)+1))
+	}
+	return d.Sample(r)
+}
+
+// uint64n is the Uint64N (and so the Int64N) of a rand.Rand over src:
+// Lemire's multiply-and-reject as math/rand/v2 computes it, which Go keeps
+// the same on every platform so that a seed gives one sequence
+// everywhere. TestUint64nIsRandsUint64N holds it to the library's.
+func uint64n(src *rand.PCG, n uint64) uint64 {
+	if n&(n-1) == 0 { // a power of two: a mask
+		return src.Uint64() & (n - 1)
+	}
+	hi, lo := bits.Mul64(src.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(src.Uint64(), n)
+		}
+	}
+	return hi
 }
 
 // ParseDist reads a distribution as the CLI writes it: "2ms" (constant),

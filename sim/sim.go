@@ -1156,7 +1156,7 @@ func (s *Sim) sendTo(from *node, m *election.Message, ti int32) {
 		s.counts.Lost++
 		return
 	}
-	d := s.opts.Delay.Sample(s.net)
+	d := s.opts.Delay.samplePCG(s.netSrc, s.net) // s.net is over s.netSrc
 	if s.perNode {
 		d += s.extraDelay(from) + s.extraDelay(to)
 	}
