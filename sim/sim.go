@@ -777,7 +777,10 @@ func (s *Sim) process(e *event) {
 			r.Msg = &c
 			s.emit(r)
 		}
-		s.step(n, ev)
+		// step, written out: an Event is 160 bytes, and passing it
+		// to step copied it once more than the machine's Step does.
+		ev.Now = s.nodeNow(n)
+		s.carryOut(n, n.m.Step(ev))
 	case evHint:
 		if !n.up || n.boot != e.boot || !s.hintDue(*e) {
 			return // its receiver restarted, or what it stood for is over
@@ -809,7 +812,7 @@ func (s *Sim) process(e *event) {
 		}
 		name := (*a)[i].name
 		a.removeAt(i)
-		s.step(n, election.Event{Kind: election.EventTimer, Timer: name})
+		s.carryOut(n, n.m.Step(election.Event{Kind: election.EventTimer, Timer: name, Now: s.nodeNow(n)}))
 	}
 }
 
@@ -1025,15 +1028,22 @@ func (s *Sim) recipient(fi int32, to election.NodeID) (int32, bool) {
 }
 
 // step feeds one event to n's machine and carries out its effects in order.
-//
-// ev is by pointer: an Event holds a whole Message, and the one copy the
-// machine's Step takes is enough.
 func (s *Sim) step(n *node, ev election.Event) {
-	ev.Now = s.now
+	ev.Now = s.nodeNow(n)
+	s.carryOut(n, n.m.Step(ev))
+}
+
+// nodeNow is the time on n's clock, Event.Now of what it handles now.
+func (s *Sim) nodeNow(n *node) time.Duration {
 	if n.skewed {
-		ev.Now = n.x.clk.Read(s.now)
+		return n.x.clk.Read(s.now)
 	}
-	effects := n.m.Step(ev)
+	return s.now
+}
+
+// carryOut carries out, in order, the effects n's machine returned from
+// one step.
+func (s *Sim) carryOut(n *node, effects []election.Effect) {
 	for i := range effects {
 		e := &effects[i] // by pointer: an Effect is a couple of hundred bytes
 		switch e.Kind {
