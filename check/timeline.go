@@ -167,15 +167,21 @@ func (t *Timeline) withView(m memberState, v election.View) memberState {
 }
 
 // status is the member's liveness.
-func (m memberState) status() Status {
+func (m memberState) status() Status { return statuses[m.statusCode()] }
+
+// statusCode is status as an index into statuses: buildLanes compares
+// codes rather than strings, at every snapshot of every member.
+func (m memberState) statusCode() uint8 {
 	switch {
 	case !m.up:
-		return Down
+		return 0
 	case m.paused:
-		return Paused
+		return 1
 	}
-	return Up
+	return 2
 }
+
+var statuses = [...]Status{Down, Paused, Up}
 
 // state builds snapshot i's cluster state. Its maps are the caller's,
 // except Cut, Net and Clocks, which it must not modify.
@@ -535,6 +541,7 @@ func (t *Timeline) buildLanes() {
 			vSpan  ViewSpan
 			vOf    memberState // the state vSpan's view is from
 			sSpan  StateSpan
+			sCode  uint8 // sSpan.State's statusCode
 			sFirst = true
 		)
 		for k, sn := range t.snaps {
@@ -548,14 +555,13 @@ func (t *Timeline) buildLanes() {
 				vSpan = ViewSpan{Node: id, Start: sn.at, View: t.view(m)}
 				vOf, vOpen = m, true
 			}
-			st := m.status()
-			if sFirst || st != sSpan.State {
+			if st := m.statusCode(); sFirst || st != sCode {
 				if !sFirst {
 					sSpan.End = sn.at
 					states = append(states, sSpan)
 				}
-				sSpan = StateSpan{Node: id, Start: sn.at, State: st}
-				sFirst = false
+				sSpan = StateSpan{Node: id, Start: sn.at, State: statuses[st]}
+				sCode, sFirst = st, false
 			}
 		}
 		if vOpen {
