@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
@@ -132,34 +133,33 @@ func (q *eventQueue) len() int {
 
 // next is the time of the earliest event; only valid when len() > 0.
 func (q *eventQueue) next() time.Duration {
-	k, _, _ := q.first()
+	k, _ := q.first()
 	return k.at
 }
 
-// Where the earliest event is (first).
+// Where the earliest event is (popDue).
 const (
 	inHeap = iota
 	inLane
 	inLane2
 )
 
-// first is the key of the earliest event and where it is; false when the
-// queue is empty.
-func (q *eventQueue) first() (k qkey, from int, ok bool) {
+// first is the key of the earliest event; false when the queue is empty.
+func (q *eventQueue) first() (k qkey, ok bool) {
 	if len(q.heap) > 0 {
 		k, ok = q.heap[0], true
 	}
 	if q.head < len(q.lane) {
 		if l := q.lane[q.head].key(); !ok || less(l, k) {
-			k, from, ok = l, inLane, true
+			k, ok = l, true
 		}
 	}
 	if q.head2 < len(q.lane2) {
 		if l := q.lane2[q.head2].key(); !ok || less(l, k) {
-			k, from, ok = l, inLane2, true
+			k, ok = l, true
 		}
 	}
-	return k, from, ok
+	return k, ok
 }
 
 // key is e's place in the order.
@@ -333,23 +333,7 @@ func (q *eventQueue) popDue(end time.Duration) *event {
 // pop removes the earliest event and returns it in place, without a copy
 // (popping was a tenth of the explorer's time):
 // the pointer is valid until the next push, which may reuse its slot.
-func (q *eventQueue) pop() *event {
-	_, from, _ := q.first()
-	return q.popFrom(from)
-}
-
-// popFrom removes the earliest event, which first found in from.
-func (q *eventQueue) popFrom(from int) *event {
-	switch from {
-	case inLane:
-		q.head++
-		return &q.lane[q.head-1]
-	case inLane2:
-		q.head2++
-		return &q.lane2[q.head2-1]
-	}
-	return q.popHeap()
-}
+func (q *eventQueue) pop() *event { return q.popDue(math.MaxInt64) }
 
 // popHeap removes the heap's earliest event and returns it in place.
 func (q *eventQueue) popHeap() *event {
