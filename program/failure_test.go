@@ -24,10 +24,14 @@ import (
 func badProgram(mode string) {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(nil, program.MaxLine)
+	var id election.NodeID
 	for in.Scan() {
 		var req program.Request
 		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
 			os.Exit(2)
+		}
+		if req.Init != nil {
+			id = req.Init.ID
 		}
 		switch {
 		case mode == "selfish" || mode == "random":
@@ -63,6 +67,16 @@ func badProgram(mode string) {
 			fmt.Println("hello, runtime")
 		case "seq":
 			fmt.Printf(`{"v":1,"seq":%d,"effects":[]}`+"\n", req.Seq+1)
+		case "types":
+			// A message type made up per message, more than a run holds.
+			var fx bytes.Buffer
+			for i := range sim.MaxTypes + 1 {
+				if i > 0 {
+					fx.WriteByte(',')
+				}
+				fmt.Fprintf(&fx, `{"kind":"send","msg":{"type":"T%d","to":%d}}`, i, 3-id)
+			}
+			fmt.Printf(`{"v":1,"seq":%d,"effects":[%s]}`+"\n", req.Seq, fx.Bytes())
 		case "flood":
 			os.Stdout.Write(bytes.Repeat([]byte("x"), program.MaxLine+1))
 			time.Sleep(time.Hour) // a hung program (select {} would be a deadlock, and exit)
@@ -86,6 +100,7 @@ func TestBadProgramsCrashTheirNode(t *testing.T) {
 		{"garbage", []string{"line 3: invalid character 'h'"}},
 		{"seq", []string{"line 3: field seq: 4, want 3"}},
 		{"flood", []string{"line 3 is longer than 4194304 bytes"}},
+		{"types", []string{`sent a message of type "T65534", more than the 65534 distinct message types one run can hold`}},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
 			timeout := 10 * time.Second // room for a slow machine (the race detector) to read a flood

@@ -33,17 +33,21 @@ func (s *Sim) Close() {
 	}
 }
 
-// checkCrashed is called after every step: a machine that failed by
-// itself (election.Crasher) crashes its node, as a kill would, and the
-// world model takes it as one; nobody injected it, so no nemesis record
-// is written: the history gets the node's stop record, whose reason is
-// the failure, and Crashes lists it.
+// checkCrashed is called after every step of a machine that can fail by
+// itself (election.Crasher): one that failed, or asked for what the
+// simulator refused (refuseType), crashes its node, as a kill would, and
+// the world model takes it as one; nobody injected it, so no nemesis
+// record is written: the history gets the node's stop record, whose
+// reason is the failure, and Crashes lists it.
 func (s *Sim) checkCrashed(n *node) {
 	c, ok := n.m.(election.Crasher)
 	if !ok {
 		return
 	}
 	err := c.Crashed()
+	if n.x != nil && n.x.refused != nil {
+		err = n.x.refused
+	}
 	if err == nil {
 		return
 	}

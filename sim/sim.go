@@ -148,6 +148,9 @@ type nodeExt struct {
 	// routesLost lists the peers (indices) whose routes to this node timed
 	// out while it was paused: it hears of each when it thaws (hints.go).
 	routesLost []int32
+	// refused is what the simulator refused of what this boot's machine
+	// asked (refuseType): checkCrashed crashes the node for it.
+	refused error
 }
 
 // ext is n's out-of-line part, made on first use.
@@ -289,6 +292,8 @@ type Sim struct {
 	// over, so that the table does not grow with every schedule.
 	names []string
 	types []typeStat
+	// typeIDs finds a name's index once names has typeMapFrom of them.
+	typeIDs map[string]uint16
 	// typeCache finds a type's index by where its name's bytes are
 	// (typeSlot): a machine sends the same few string constants, so a
 	// message's type is mostly one pointer compare away from its index.
@@ -444,6 +449,7 @@ func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	s.sink, s.sinkErr = sink, nil
 	s.now, s.seq, s.gen = 0, 0, 0
 	s.queue.reset()
+	s.dropTypes()
 	for i := range s.types {
 		s.types[i].count = 0
 	}
@@ -540,6 +546,7 @@ func (s *Sim) build(n *node) error {
 		x.held = emptied(x.held)
 		x.routesLost = nil // nor stale routes
 		x.jumped = 0
+		x.refused = nil
 	}
 	return nil
 }
@@ -963,27 +970,57 @@ func typeSlotOf(t string) int {
 	return int(uint64(uintptr(unsafe.Pointer(unsafe.StringData(t)))) * 0x9e3779b97f4a7c15 >> 60)
 }
 
+// MaxTypes is how many distinct message types one run can send: a queued
+// message holds its type as a 16-bit index (packedMsg.typ), and a type
+// slot holds that index + 1. An algorithm sends a handful; only a program
+// that makes up a type per message (say "vote-17") reaches it, and the
+// simulator refuses the type it cannot name (Sim.refuseType).
+const MaxTypes = 1<<16 - 2
+
+// typesKeptByReset is how many type names Reset keeps. A run of an
+// algorithm names the same few types as the run before it, and keeping
+// them saves looking each up again; a table beyond this was filled by a
+// program that makes types up, and starts empty, so that only one run's
+// types can ever fill it.
+const typesKeptByReset = 1024
+
+// typeMapFrom is the table size from which typeIndex finds names in a map
+// rather than by a scan of names.
+const typeMapFrom = 16
+
 // countType counts one message of type t and returns its class and its
-// index in names.
-func (s *Sim) countType(t string) (msgClass, uint16) {
+// index in names; ok is false, and nothing is counted, when t is new and
+// the run already has MaxTypes types.
+func (s *Sim) countType(t string) (class msgClass, id uint16, ok bool) {
 	c := &s.typeCache[typeSlotOf(t)]
-	id := c.id1 - 1
+	id = c.id1 - 1
 	if c.id1 == 0 || c.data != unsafe.StringData(t) || c.len != len(t) {
-		id = s.typeIndex(t)
+		if id, ok = s.typeIndex(t); !ok {
+			return 0, 0, false
+		}
 		*c = typeSlot{data: unsafe.StringData(t), len: len(t), id1: id + 1}
 	}
 	st := &s.types[id]
 	st.count++
-	return st.class, id
+	return st.class, id, true
 }
 
 // typeIndex is the index of the type named t in names, added with its
-// class when it is new.
-func (s *Sim) typeIndex(t string) uint16 {
-	for i, name := range s.names {
-		if name == t {
-			return uint16(i)
+// class when it is new; ok is false when it is new and there is no room.
+func (s *Sim) typeIndex(t string) (uint16, bool) {
+	if s.typeIDs != nil {
+		if id, found := s.typeIDs[t]; found {
+			return id, true
 		}
+	} else {
+		for i, name := range s.names {
+			if name == t {
+				return uint16(i), true
+			}
+		}
+	}
+	if len(s.names) >= MaxTypes {
+		return 0, false
 	}
 	c := classMaintenance
 	switch {
@@ -993,12 +1030,57 @@ func (s *Sim) typeIndex(t string) uint16 {
 		c = classAnnounce
 	}
 	id := uint16(len(s.names))
-	if int(id) != len(s.names) || id == 1<<16-1 { // id1 must fit too
-		panic("sim: more than 65,534 message types")
-	}
 	s.names = append(s.names, t)
 	s.types = append(s.types, typeStat{class: c})
-	return id
+	switch {
+	case s.typeIDs != nil:
+		s.typeIDs[t] = id
+	case len(s.names) == typeMapFrom:
+		// A table this big is a program's making types up: a scan of
+		// it per message would make a run quadratic in its types.
+		s.typeIDs = make(map[string]uint16, 2*typeMapFrom)
+		for i, name := range s.names {
+			s.typeIDs[name] = uint16(i)
+		}
+	}
+	return id, true
+}
+
+// refuseType is a message of a new type t that the run has no room for
+// (MaxTypes): it is not sent. A machine that can fail by itself (a
+// program, election.Crasher) has broken the protocol and crashes, as a
+// program that wrote a bad answer does (checkCrashed); in any other
+// machine it is a bug, which the run reports through Err.
+func (s *Sim) refuseType(from *node, t string) {
+	err := fmt.Errorf("node %d sent a message of type %q, more than the %d distinct message types one run can hold (sim.MaxTypes)", from.id, bounded(t), MaxTypes)
+	if !from.crasher {
+		if s.sinkErr == nil {
+			s.sinkErr = fmt.Errorf("sim: %w", err)
+		}
+		return
+	}
+	if x := from.ext(); x.refused == nil {
+		x.refused = err
+	}
+}
+
+// bounded is t cut to a length an error message can quote.
+func bounded(t string) string {
+	const most = 64
+	if len(t) <= most {
+		return t
+	}
+	return t[:most] + "…"
+}
+
+// dropTypes empties the type table once it holds more names than a Reset
+// keeps (typesKeptByReset).
+func (s *Sim) dropTypes() {
+	if len(s.names) <= typesKeptByReset {
+		return
+	}
+	s.names, s.types, s.typeIDs = s.names[:0], s.types[:0], nil
+	clear(s.typeCache[:])
 }
 
 // lookupIndex finds a member's node index.
@@ -1129,8 +1211,12 @@ func (s *Sim) sendTo(from *node, m *election.Message, ti int32) {
 		s.overCap = true
 		return
 	}
+	class, typ, ok := s.countType(m.Type)
+	if !ok {
+		s.refuseType(from, m.Type)
+		return
+	}
 	m.From = from.id
-	class, typ := s.countType(m.Type)
 	switch class {
 	case classElection:
 		s.counts.Election++

@@ -676,6 +676,73 @@ func TestPersistOverTheBlobBoundIsRefused(t *testing.T) {
 	}
 }
 
+// TestMadeUpTypesFillNoMoreThanOneRun: a machine that makes up a type per
+// message fills the type table within one run, never across runs on a
+// reset simulator: two runs of 40,000 new types each need room for 40,000.
+func TestMadeUpTypesFillNoMoreThanOneRun(t *testing.T) {
+	opts := election.Options{"types": "40000"}
+	s := newSim(t, Options{Algorithm: "test-types", Members: election.FirstIDs(2), Options: opts, Seed: 1}, nil)
+	for seed := int64(1); seed <= 2; seed++ {
+		if seed > 1 {
+			if err := s.Reset(seed, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Start()
+		s.RunFor(time.Millisecond)
+		if err := s.Err(); err != nil {
+			t.Fatalf("run %d: %v", seed, err)
+		}
+		if got := s.Counts().Total(); got != 40000 {
+			t.Fatalf("run %d sent %d messages, want 40000", seed, got)
+		}
+	}
+	if len(s.names) != 40000 {
+		t.Errorf("the table holds %d type names after the second run, want its 40000", len(s.names))
+	}
+}
+
+// TestTypesBeyondTheTableAreRefused: a run's MaxTypes+1st type is not
+// sent. A machine that can fail by itself (a program) crashes for it, with
+// the stop record a failed program gets; any other machine's run reports
+// it through Err. Neither is a panic.
+func TestTypesBeyondTheTableAreRefused(t *testing.T) {
+	opts := election.Options{"types": strconv.Itoa(MaxTypes + 5)}
+	var mem history.Memory
+	s := newSim(t, Options{Algorithm: "test-types-crasher", Members: election.FirstIDs(2), Options: opts, OmitMessages: true}, &mem)
+	s.Start()
+	s.RunFor(time.Millisecond)
+	if got := s.Counts().Total(); got != MaxTypes {
+		t.Errorf("the program's node sent %d messages, want the %d the table has room for", got, MaxTypes)
+	}
+	crashes := s.Crashes()
+	if len(crashes) != 1 || crashes[0].Node != 1 || !strings.Contains(crashes[0].Err.Error(), "sim.MaxTypes") {
+		t.Fatalf("crashes %v, want node 1's, naming sim.MaxTypes", crashes)
+	}
+	if s.State().Live(1) {
+		t.Error("node 1 is live after its machine broke the protocol")
+	}
+	var stop *history.Record
+	for _, r := range mem.Records() {
+		if r.Kind == history.KindStop && r.Node == 1 {
+			stop = &r
+		}
+	}
+	if stop == nil || !strings.HasPrefix(stop.Reason, history.ReasonProgramFailed+": ") {
+		t.Errorf("node 1's stop record %+v, want one whose reason begins %q", stop, history.ReasonProgramFailed)
+	}
+
+	s = newSim(t, Options{Algorithm: "test-types", Members: election.FirstIDs(2), Options: opts}, nil)
+	s.Start()
+	s.RunFor(time.Millisecond)
+	if err := s.Err(); err == nil || !strings.Contains(err.Error(), "sim.MaxTypes") {
+		t.Errorf("Err() = %v, want the refused type naming sim.MaxTypes", err)
+	}
+	if len(s.Crashes()) != 0 || !s.State().Live(1) {
+		t.Error("a built-in machine's node crashed for a refused type; its run reports it instead")
+	}
+}
+
 // TestBackendCutsAlongItsPlacement: the simulator groups nodes by the
 // cluster's placement, so the partition shape engines cuts one group from
 // the other and each side elects its own highest.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
@@ -155,5 +156,51 @@ func init() {
 		New:     func(cfg election.Config) (election.Machine, error) { return &blobProbe{cfg: cfg}, nil },
 		Claims:  func(election.QuorumMode) []election.Property { return nil },
 		Options: []election.OptionSpec{{Name: "size", Kind: election.OptionInt, Default: "0", Help: "persist a blob of this many bytes instead"}},
+	})
+}
+
+// typesProbe makes up message types: on start, the first member sends the
+// second Config.Options "types" messages, each of a type of its own named
+// by the run's seed and a count, so that every run's types are new.
+type typesProbe struct {
+	cfg election.Config
+}
+
+func (p *typesProbe) View() election.View { return election.View{} }
+
+func (p *typesProbe) Step(ev election.Event) []election.Effect {
+	if ev.Kind != election.EventStart || p.cfg.ID != p.cfg.Members[0] {
+		return nil
+	}
+	n := p.cfg.Options.Int("types")
+	out := make([]election.Effect, n)
+	for i := range out {
+		out[i] = election.Effect{Kind: election.EffectSend, Msg: election.Message{
+			Type: fmt.Sprintf("T%d-%d", p.cfg.Seed[0], i), To: p.cfg.Members[1]}}
+	}
+	return out
+}
+
+// failingTypesProbe is typesProbe in a machine that can fail by itself,
+// as a program's can (election.Crasher): it never does on its own.
+type failingTypesProbe struct{ typesProbe }
+
+func (p *failingTypesProbe) Crashed() error { return nil }
+
+func init() {
+	opts := []election.OptionSpec{{Name: "types", Kind: election.OptionInt, Default: "0", Help: "how many types the first member makes up"}}
+	election.Register(election.Algorithm{
+		Name: "test-types", Title: "made-up message types (test only)", Topology: "complete",
+		New:     func(cfg election.Config) (election.Machine, error) { return &typesProbe{cfg: cfg}, nil },
+		Claims:  func(election.QuorumMode) []election.Property { return nil },
+		Options: opts,
+	})
+	election.Register(election.Algorithm{
+		Name: "test-types-crasher", Title: "made-up message types, a machine that can fail (test only)", Topology: "complete",
+		New: func(cfg election.Config) (election.Machine, error) {
+			return &failingTypesProbe{typesProbe{cfg: cfg}}, nil
+		},
+		Claims:  func(election.QuorumMode) []election.Property { return nil },
+		Options: opts,
 	})
 }
