@@ -943,6 +943,9 @@ const (
 	classMaintenance msgClass = iota
 	classElection
 	classAnnounce
+	// classRefused is no type's: countType's answer for a new type the
+	// run has no room for (MaxTypes).
+	classRefused
 )
 
 // typeStat is what the simulator knows of one message type (Sim.types).
@@ -989,20 +992,21 @@ const typesKeptByReset = 1024
 const typeMapFrom = 16
 
 // countType counts one message of type t and returns its class and its
-// index in names; ok is false, and nothing is counted, when t is new and
-// the run already has MaxTypes types.
-func (s *Sim) countType(t string) (class msgClass, id uint16, ok bool) {
+// index in names; the class is classRefused, and nothing is counted, when
+// t is new and the run already has MaxTypes types.
+func (s *Sim) countType(t string) (msgClass, uint16) {
 	c := &s.typeCache[typeSlotOf(t)]
-	id = c.id1 - 1
+	id := c.id1 - 1
 	if c.id1 == 0 || c.data != unsafe.StringData(t) || c.len != len(t) {
+		var ok bool
 		if id, ok = s.typeIndex(t); !ok {
-			return 0, 0, false
+			return classRefused, 0
 		}
 		*c = typeSlot{data: unsafe.StringData(t), len: len(t), id1: id + 1}
 	}
 	st := &s.types[id]
 	st.count++
-	return st.class, id, true
+	return st.class, id
 }
 
 // typeIndex is the index of the type named t in names, added with its
@@ -1211,17 +1215,16 @@ func (s *Sim) sendTo(from *node, m *election.Message, ti int32) {
 		s.overCap = true
 		return
 	}
-	class, typ, ok := s.countType(m.Type)
-	if !ok {
-		s.refuseType(from, m.Type)
-		return
-	}
 	m.From = from.id
+	class, typ := s.countType(m.Type)
 	switch class {
 	case classElection:
 		s.counts.Election++
 	case classAnnounce:
 		s.counts.Announce++
+	case classRefused:
+		s.refuseType(from, m.Type)
+		return
 	default:
 		s.counts.Maintenance++
 	}
