@@ -210,42 +210,53 @@ func joinLines(xs []string) string {
 	return s
 }
 
-// TestBridgeHoldsThroughAStalledBridgeNode: the bridge's 1 and 2 stay
-// leaderless only while node 3's OK reaches every round of theirs within
-// the answer timeout. A busy machine stalls a container for a few hundred
-// milliseconds at times, so the shipped scenario must hold with 3 frozen
-// for 300 ms right as 1 and 2 call their first elections (with the
-// default 200 ms answer timeout it failed 86 seeds in 100).
-func TestBridgeHoldsThroughAStalledBridgeNode(t *testing.T) {
+// TestBridgeHoldsThroughAStalledNode: the bridge's 1 and 2 stay
+// leaderless only while every round of theirs hears node 3's OK within
+// the answer timeout; one late OK and the asker leads until the heal. A
+// busy machine stalls a container for a few hundred milliseconds at
+// times, so the shipped scenario must hold through such stalls: node 3
+// frozen for 300 ms as 1 and 2 call their first elections, and node 1
+// frozen for 1.5 s from the cut (it thaws to peer-down hints for every
+// peer whose route timed out meanwhile). With the default 200 ms answer
+// timeout the first failed 86 seeds in 100, the second 50 in 50, the
+// second with the very signature of a suite run's failure (1 leading, 2
+// leaderless).
+func TestBridgeHoldsThroughAStalledNode(t *testing.T) {
 	path := filepath.Join("..", "scenarios", "bridge.yaml")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const cut = "  - partition: {shape: bridge}\n"
-	stalled := strings.Replace(string(data), cut, cut+
-		"  - wait: 450ms\n  - pause: [3]\n  - wait: 300ms\n  - resume: [3]\n", 1)
-	if stalled == string(data) {
-		t.Fatalf("%s has no %q step to stall node 3 after", path, strings.TrimSpace(cut))
-	}
-	sc, err := scenario.Parse(path, []byte(stalled))
-	if err != nil {
-		t.Fatal(err)
-	}
-	failed := 0
-	for seed := int64(1); seed <= 20; seed++ {
-		res, err := harness.Run(context.Background(), sc, &sim.Backend{}, harness.Options{
-			Store: store(t), Seed: seed, Rep: int(seed), Reps: 20, Progress: testWriter{t},
+	for _, c := range []struct{ name, stall string }{
+		{"bridge node 300ms", "  - wait: 450ms\n  - pause: [3]\n  - wait: 300ms\n  - resume: [3]\n"},
+		{"lowest node 1.5s", "  - pause: [1]\n  - wait: 1500ms\n  - resume: [1]\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stalled := strings.Replace(string(data), cut, cut+c.stall, 1)
+			if stalled == string(data) {
+				t.Fatalf("%s has no %q step to stall a node after", path, strings.TrimSpace(cut))
+			}
+			sc, err := scenario.Parse(path, []byte(stalled))
+			if err != nil {
+				t.Fatal(err)
+			}
+			failed := 0
+			for seed := int64(1); seed <= 20; seed++ {
+				res, err := harness.Run(context.Background(), sc, &sim.Backend{}, harness.Options{
+					Store: store(t), Seed: seed, Rep: int(seed), Reps: 20, Progress: testWriter{t},
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !res.Pass {
+					failed++
+					t.Logf("seed %d:\n%s", seed, joinLines(res.Failures))
+				}
+			}
+			if failed > 0 {
+				t.Errorf("the bridge failed %d of 20 seeds", failed)
+			}
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !res.Pass {
-			failed++
-			t.Logf("seed %d:\n%s", seed, joinLines(res.Failures))
-		}
-	}
-	if failed > 0 {
-		t.Errorf("the bridge failed %d of 20 seeds with node 3 frozen for 300 ms", failed)
 	}
 }
