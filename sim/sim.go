@@ -289,7 +289,8 @@ type Sim struct {
 	// message holds its type as an index here (packedMsg.typ), and types
 	// has its class and count at the same index. Both outlive Reset (the
 	// algorithm, and so each type's class, stays): only the counts start
-	// over, so that the table does not grow with every schedule.
+	// over, so that the table does not grow with every schedule, unless
+	// a program that makes types up filled it (dropTypes).
 	names []string
 	types []typeStat
 	// typeIDs finds a name's index once names has typeMapFrom of them.
