@@ -2,11 +2,11 @@ package harness
 
 import (
 	"fmt"
-	"github.com/ringleader-dev/ringleader/chaos"
 	"io"
 	"path/filepath"
 	"strings"
 
+	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/outpath"
 	"github.com/ringleader-dev/ringleader/report"
