@@ -2,12 +2,12 @@ package conformance
 
 import (
 	"fmt"
-	"github.com/ringleader-dev/ringleader/sim"
 	"slices"
 
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/explore"
+	"github.com/ringleader-dev/ringleader/sim"
 )
 
 // Report is the outcome of the suite on one algorithm (Check).
