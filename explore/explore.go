@@ -33,6 +33,7 @@ import (
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/harness"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/internal/cpupin"
 	"github.com/ringleader-dev/ringleader/program"
 	"github.com/ringleader-dev/ringleader/scenario"
 	"github.com/ringleader-dev/ringleader/sim"
@@ -72,6 +73,13 @@ type Options struct {
 	// Workers run schedules in parallel; zero: GOMAXPROCS. Results do not
 	// depend on it.
 	Workers int
+	// PinWorkers runs each worker on one CPU, round-robin over the CPUs
+	// this process may use (starting at Shard.Index, so that the shards of
+	// one machine spread), and so the program processes it starts
+	// (internal/cpupin): an exchange over a program's pipe is then a
+	// switch of tasks on one CPU, not a wake-up of another. For programs;
+	// results do not depend on it.
+	PinWorkers bool
 	// Keep is how many failing (and split-brain) schedules to report in
 	// full; zero: 20. Counts always cover every schedule.
 	Keep int
@@ -393,10 +401,18 @@ func runAll(opts Options, indexes []int, claims []check.Name) ([]Schedule, error
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
+	cpus := cpupin.Allowed()
 	for w := 0; w < min(opts.Workers, max(len(indexes), 1)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if opts.PinWorkers && len(cpus) > 0 {
+				// A CPU the kernel refuses leaves the worker unpinned:
+				// slower, never different.
+				if pin, err := cpupin.Pin(cpus[(opts.Shard.Index+w)%len(cpus)]); err == nil {
+					defer pin.Release()
+				}
+			}
 			// One simulator per worker, reset between schedules.
 			x := &session{o: opts, b: &sim.Backend{}}
 			for i := range idx {

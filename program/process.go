@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/internal/cpupin"
 )
 
 // process is one running program: one node slot's child process, which
@@ -31,6 +32,7 @@ type process struct {
 	lines   uint64 // lines read
 	timeout time.Duration
 	stderr  *tail
+	cpus    cpupin.Set    // where it was started: it serves callers that run there
 	waited  chan struct{} // closed when cmd.Wait returned
 	waitErr error
 	// watchdog kills the program when an exchange outlasts timeout;

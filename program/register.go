@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/internal/cpupin"
 )
 
 // Options bound what a program may cost the runtime.
@@ -201,13 +202,19 @@ func (p *Program) newMachine(cfg election.Config) (election.Machine, error) {
 	return &machine{prog: p, proc: proc, cfg: cfg}, nil
 }
 
+// get takes an idle process that runs where the caller runs, or starts
+// one there: a caller pinned to a CPU (the explorer's workers with
+// PinWorkers, internal/cpupin) keeps its exchanges on that CPU, and a new
+// process inherits the caller's CPUs when it is started.
 func (p *Program) get() (*process, error) {
+	where := cpupin.Current()
 	p.mu.Lock()
-	if n := len(p.idle); n > 0 {
-		proc := p.idle[n-1]
-		p.idle = p.idle[:n-1]
-		p.mu.Unlock()
-		return proc, nil
+	for i := len(p.idle) - 1; i >= 0; i-- {
+		if proc := p.idle[i]; proc.cpus == where {
+			p.idle = slices.Delete(p.idle, i, i+1)
+			p.mu.Unlock()
+			return proc, nil
+		}
 	}
 	p.launched++
 	p.mu.Unlock()
@@ -215,6 +222,7 @@ func (p *Program) get() (*process, error) {
 	if err != nil {
 		return nil, err
 	}
+	proc.cpus = where
 	p.mu.Lock()
 	p.live = slices.DeleteFunc(p.live, (*process).ended)
 	p.live = append(p.live, proc)
