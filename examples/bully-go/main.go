@@ -12,6 +12,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/ringleader-dev/ringleader/election"
 	_ "github.com/ringleader-dev/ringleader/election/bully"
@@ -19,6 +20,15 @@ import (
 )
 
 func main() {
+	// The explorer runs a program on one CPU (sim explore --pin), so
+	// GOMAXPROCS defaults to 1. With one P, every blocking read of the
+	// next event makes the runtime hand that P to another thread (sysmon
+	// retakes a P held in a system call when no other P is idle): a
+	// wake-up per event. A second, idle P stops that; docs/protocol.md,
+	// "Cost".
+	if runtime.GOMAXPROCS(0) < 2 {
+		runtime.GOMAXPROCS(2)
+	}
 	alg, err := election.Lookup("bully")
 	if err == nil {
 		err = program.Serve(os.Stdin, os.Stdout, alg)
