@@ -73,13 +73,16 @@ type Options struct {
 	// Workers run schedules in parallel; zero: GOMAXPROCS. Results do not
 	// depend on it.
 	Workers int
-	// PinWorkers runs each worker on one CPU, round-robin over the CPUs
-	// this process may use (starting at Shard.Index, so that the shards of
-	// one machine spread), and so the program processes it starts
-	// (internal/cpupin): an exchange over a program's pipe is then a
-	// switch of tasks on one CPU, not a wake-up of another. For programs;
-	// results do not depend on it.
-	PinWorkers bool
+	// Unpinned leaves the workers of a program's exploration where the
+	// kernel puts them. By default each runs on one CPU, round-robin over
+	// the CPUs this process may use (starting at Shard.Index, so that the
+	// shards of one machine spread), and so do the program processes it
+	// starts (internal/cpupin): an exchange over a program's pipe is then
+	// a switch of tasks on one CPU, not a wake-up of another. An
+	// algorithm of this process has no pipe and is never pinned. Results
+	// do not depend on it.
+	Unpinned bool
+	pin      bool // a program's exploration, not Unpinned (withDefaults)
 	// Keep is how many failing (and split-brain) schedules to report in
 	// full; zero: 20. Counts always cover every schedule.
 	Keep int
@@ -103,6 +106,7 @@ func (o Options) withDefaults() (Options, error) {
 	if err != nil {
 		return o, fmt.Errorf("explore: %w", err)
 	}
+	o.pin = alg.External && !o.Unpinned
 	if o.Quorum, o.Options, err = alg.Resolve(o.Quorum, o.Options); err != nil {
 		return o, fmt.Errorf("explore: %w", err)
 	}
@@ -406,7 +410,7 @@ func runAll(opts Options, indexes []int, claims []check.Name) ([]Schedule, error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if opts.PinWorkers && len(cpus) > 0 {
+			if opts.pin && len(cpus) > 0 {
 				// A CPU the kernel refuses leaves the worker unpinned:
 				// slower, never different.
 				if pin, err := cpupin.Pin(cpus[(opts.Shard.Index+w)%len(cpus)]); err == nil {

@@ -15,20 +15,20 @@ import (
 	"github.com/ringleader-dev/ringleader/program"
 )
 
-// TestPinnedWorkersPlayOnTheirOwnCPUAndFindTheSame: with PinWorkers each
-// worker's program processes may run on exactly one CPU, the workers'
-// CPUs spread over those allowed, and the exploration finds what it
-// finds unpinned.
+// TestPinnedWorkersPlayOnTheirOwnCPUAndFindTheSame: by default each
+// worker of a program's exploration, and the processes it starts, may
+// run on exactly one CPU, the workers' CPUs spread over those allowed,
+// and the exploration finds what it finds Unpinned.
 func TestPinnedWorkersPlayOnTheirOwnCPUAndFindTheSame(t *testing.T) {
 	cpus := cpupin.Allowed()
 	if len(cpus) == 0 {
-		t.Skip("no CPU affinity on this system: PinWorkers leaves placement to the kernel")
+		t.Skip("no CPU affinity on this system: placement stays the kernel's")
 	}
 	argv := append(bullyGo(), "pinned") // a command of its own: its own processes
 	name := register(t, argv, election.NoQuorum)
 	p, _ := program.Lookup(name)
 	probe := p.LivePIDs() // the probe start's process, started unpinned
-	opts := explore.Options{Algorithm: name, N: 5, Schedules: 24, Seed: 11, Workers: 2, PinWorkers: true}
+	opts := explore.Options{Algorithm: name, N: 5, Schedules: 24, Seed: 11, Workers: 2}
 	pinned, err := explore.Run(opts)
 	must(t, err)
 
@@ -52,7 +52,7 @@ func TestPinnedWorkersPlayOnTheirOwnCPUAndFindTheSame(t *testing.T) {
 		}
 	}
 
-	opts.PinWorkers = false
+	opts.Unpinned = true
 	free, err := explore.Run(opts)
 	must(t, err)
 	a, err := json.Marshal(pinned)

@@ -203,8 +203,8 @@ func (p *Program) newMachine(cfg election.Config) (election.Machine, error) {
 }
 
 // get takes an idle process that runs where the caller runs, or starts
-// one there: a caller pinned to a CPU (the explorer's workers with
-// PinWorkers, internal/cpupin) keeps its exchanges on that CPU, and a new
+// one there: a caller pinned to a CPU (the explorer's workers,
+// internal/cpupin) keeps its exchanges on that CPU, and a new
 // process inherits the caller's CPUs when it is started.
 func (p *Program) get() (*process, error) {
 	where := cpupin.Current()

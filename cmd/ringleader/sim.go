@@ -345,7 +345,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	faults := fs.Int("faults", 12, "at most this many faults per schedule")
 	kindList := fs.String("kinds", "", "comma-separated fault kinds to draw (default all: "+strings.Join(explore.Kinds, ",")+")")
 	workers := fs.Int("workers", 0, "schedules run in parallel (0: one per CPU); results do not depend on it")
-	pin := fs.Bool("pin", true, "with --program: run each worker, and the program processes it starts, on one CPU of its own (round-robin), so that an exchange switches tasks on one CPU instead of waking another; false leaves placement to the kernel. Results do not depend on it")
+	pin := fs.Bool("pin", true, "with --program: run each worker, and the program processes it starts, on one CPU (round-robin over the CPUs), so that an exchange switches tasks on one CPU instead of waking another; false leaves placement to the kernel. Results do not depend on it")
 	shardFlag := fs.String("shard", "", "run only shard i/n of the schedules (schedule k when k mod n = i), for --merge; with --json")
 	processes := fs.Int("processes", 0, "run the schedules in this many processes of this program, --workers shared among them, and merge their results (0: one per worker for raft, whose library runs one machine at a time per process; one otherwise)")
 	merge := fs.Bool("merge", false, "merge the --json results of every --shard of one exploration, given as files, into one summary")
@@ -426,8 +426,8 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	opts := explore.Options{
 		Algorithm: alg.Name, N: *n, Quorum: q, Options: algOpts, Schedules: *schedules, Seed: *seed,
 		MaxFaults: *faults, Workers: *workers, Image: *image, Shard: shard,
-		PinWorkers: *pin && *progLine != "",
-		Placement:  chaos.RoundRobin(election.FirstIDs(*n), *engines),
+		Unpinned:  !*pin,
+		Placement: chaos.RoundRobin(election.FirstIDs(*n), *engines),
 	}
 	if *kindList != "" {
 		opts.Kinds = strings.Split(*kindList, ",")

@@ -12,8 +12,8 @@ import (
 )
 
 // BenchmarkExploreGoProgram5 is the explorer on examples/bully-go over the
-// pipe, five nodes, as `sim explore --program` runs it (workers pinned,
-// --pin): what a program's exchanges cost a whole exploration
+// pipe, five nodes, as `sim explore --program` runs it (workers pinned):
+// what a program's exchanges cost a whole exploration
 // (docs/performance.md, programs over the pipe). Goal (issue 29): 150
 // schedules a second.
 func BenchmarkExploreGoProgram5(b *testing.B) {
@@ -44,13 +44,13 @@ func benchProgram(b *testing.B, argv []string) {
 	const per = 50
 	// One exploration first, so that the processes are started (and an
 	// interpreter loaded) before the clock runs, as in a long run.
-	if _, err := explore.Run(explore.Options{Algorithm: name, N: 5, Schedules: 4, Seed: 1, PinWorkers: true}); err != nil {
+	if _, err := explore.Run(explore.Options{Algorithm: name, N: 5, Schedules: 4, Seed: 1}); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		res, err := explore.Run(explore.Options{Algorithm: name, N: 5, Schedules: per, Seed: int64(i + 1), PinWorkers: true})
+		res, err := explore.Run(explore.Options{Algorithm: name, N: 5, Schedules: per, Seed: int64(i + 1)})
 		if err != nil {
 			b.Fatal(err)
 		}
