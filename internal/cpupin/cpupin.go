@@ -41,18 +41,17 @@ func Pin(cpu int) (Pinned, error) {
 }
 
 // Release gives the thread its CPUs back and unlocks the goroutine from
-// it. The thread goes back to the runtime's pool rather than ending (a
+// it. The thread goes back to the runtime's pool rather than ending: a
 // locked goroutine that exits takes its thread with it, and a child
-// started with Pdeathsig dies with the thread that started it).
+// started with Pdeathsig (every program process) dies with the thread
+// that started it. So it is unlocked even if the kernel refuses the old
+// set back: a thread left on one CPU only costs speed.
 func (p Pinned) Release() {
 	if !p.ok {
 		return
 	}
-	if set(p.before) == nil {
-		runtime.UnlockOSThread()
-	}
-	// Otherwise the goroutine stays locked, and the thread ends with it:
-	// better than a pinned thread serving other goroutines.
+	_ = set(p.before)
+	runtime.UnlockOSThread()
 }
 
 // Current is the set of CPUs the calling goroutine's thread may run on,
