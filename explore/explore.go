@@ -417,8 +417,12 @@ func runAll(opts Options, indexes []int, claims []check.Name) ([]Schedule, error
 					defer pin.Release()
 				}
 			}
-			// One simulator per worker, reset between schedules.
+			// One simulator per worker, reset between schedules; closed
+			// at the end, so that a program's processes go back to its
+			// pool for the next exploration (before the pin is released:
+			// they are idle where they were started).
 			x := &session{o: opts, b: &sim.Backend{}}
+			defer x.close()
 			for i := range idx {
 				sc, err := x.runSchedule(claims, ScheduleSeed(opts.Seed, indexes[i]), nil)
 				sc.Index = indexes[i]
@@ -465,6 +469,7 @@ func One(opts Options, seed int64, sink history.Sink) (Schedule, error) {
 		return Schedule{}, fmt.Errorf("explore: %w", err)
 	}
 	x := &session{o: opts, b: &sim.Backend{}}
+	defer x.close()
 	sc, err := x.runSchedule(claimed(alg, opts.Quorum), seed, sink)
 	if err == nil {
 		sc.describe(opts)
@@ -519,6 +524,10 @@ type session struct {
 	// gen is the generator of the last schedule drawn.
 	gen *generator
 }
+
+// close releases the session's machines: a program's processes go back
+// to its pool, idle, for whoever runs it next in this process.
+func (x *session) close() { _ = x.b.Close(context.Background()) }
 
 // recorder keeps one schedule's history, and its latest fault record: what
 // the step just played resolved to. A schedule runs on one goroutine, so it
@@ -710,6 +719,7 @@ func Replay(sc *scenario.Scenario, seed int64) ([]check.Verdict, error) {
 		return nil, fmt.Errorf("explore: %w", err)
 	}
 	x := &session{o: o, b: &sim.Backend{}}
+	defer x.close()
 	if err := x.start(seed, nil); err != nil {
 		return nil, fmt.Errorf("explore: %s: %w", sc.Name, err)
 	}

@@ -107,6 +107,11 @@ func Shrink(o Options, sc Schedule, checker check.Name, so ShrinkOptions) (Shrun
 	}
 	so = so.withDefaults()
 	x := &shrinker{o: o, so: so, checker: checker}
+	defer func() {
+		if x.s != nil {
+			x.s.close()
+		}
+	}()
 	for i := 0; i < so.Seeds; i++ {
 		x.seeds = append(x.seeds, ScheduleSeed(sc.Seed, i))
 	}

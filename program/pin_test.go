@@ -52,6 +52,16 @@ func TestPinnedWorkersPlayOnTheirOwnCPUAndFindTheSame(t *testing.T) {
 		}
 	}
 
+	// Processes outlive their worker's pinning: the next exploration's
+	// workers, pinned the same way, find them idle and alive.
+	launched := p.Launched()
+	again, err := explore.Run(opts)
+	must(t, err)
+	if got := p.Launched(); got != launched || again.FailedSchedules != pinned.FailedSchedules {
+		t.Errorf("a second pinned exploration started %d processes and failed %d schedules, want 0 and %d",
+			got-launched, again.FailedSchedules, pinned.FailedSchedules)
+	}
+
 	opts.Unpinned = true
 	free, err := explore.Run(opts)
 	must(t, err)

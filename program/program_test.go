@@ -179,6 +179,14 @@ func TestOneProcessPerNodeSlotForEverySchedule(t *testing.T) {
 	if got := p.Launched() - before; got != 5 {
 		t.Errorf("%d processes launched for 12 schedules of 5 nodes on one worker, want 5", got)
 	}
+	// And the next exploration in this process plays on the same five:
+	// the last schedule's machines hand theirs back when a worker ends.
+	before = p.Launched()
+	_, err = explore.Run(explore.Options{Algorithm: name, N: 5, Schedules: 12, Seed: 5, Workers: 1})
+	must(t, err)
+	if got := p.Launched() - before; got != 0 {
+		t.Errorf("a second exploration launched %d processes, want 0 (the first's are idle)", got)
+	}
 }
 
 // TestServeAnswersForAnAlgorithmThatClaimsNothing: Serve answers the
