@@ -187,6 +187,11 @@ type Backend struct {
 	ops    sync.WaitGroup
 	bg     sync.WaitGroup // helper removals in the background
 	reaper *watcher       // the run's reaper (reaper.go); nil without one
+	// interrupted is when a Start was cancelled (an interrupt, or Close)
+	// before it finished. Cancelling abandons a request, not the engine's
+	// work on it: a network or container create sent just before may
+	// complete after Close has swept, so Close settles (finishClose).
+	interrupted time.Time
 	// sysIDs maps a system's server IDs to members, learnt from each
 	// member's own answers (system.go).
 	sysIDs map[string]election.NodeID

@@ -266,6 +266,10 @@ func (b *Backend) stopReaper(ctx context.Context, cli client.APIClient, slot **w
 	return false, nil
 }
 
+// settlePoll is how often Close sweeps while it settles after an
+// interrupted Start.
+const settlePoll = 250 * time.Millisecond
+
 // closeTimeout is Close's deadline: it grows with what there is to remove.
 func closeTimeout(containers int) time.Duration {
 	return 10*time.Second + time.Duration(containers)*time.Second
@@ -280,12 +284,31 @@ const cleanParallel = reaper.Parallel
 // with it is left, and otherwise names what is.
 func (b *Backend) finishClose(ctx context.Context, cli client.APIClient, run string, t0 time.Time) []error {
 	var errs []error
-	rm, err := reaper.Sweep{Run: run, KeepReapers: true}.Do(ctx, cli)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	if l := rm.Lines(); len(l) > 0 {
-		b.logf("run %s: also removed %s", run, strings.Join(l, ", "))
+	b.mu.Lock()
+	interrupted := b.interrupted
+	b.mu.Unlock()
+	for settled := false; !settled; {
+		at := time.Now()
+		rm, err := reaper.Sweep{Run: run, KeepReapers: true}.Do(ctx, cli)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if l := rm.Lines(); len(l) > 0 {
+			b.logf("run %s: also removed %s", run, strings.Join(l, ", "))
+		}
+		// After an interrupted Start, sweep on until a sweep that began
+		// reaper.Settle after it finds nothing, as the reaper does after
+		// a dropped connection: a create the engine was still carrying
+		// out when Start gave up shows up late (a network, 300 ms into a
+		// run, once outlived both Close's sweep and the reaper's last).
+		settled = interrupted.IsZero() || err != nil || (rm.Len() == 0 && at.Sub(interrupted) >= reaper.Settle)
+		if !settled {
+			select {
+			case <-ctx.Done():
+				settled = true // Close's budget is spent; the look below says what is left
+			case <-time.After(settlePoll):
+			}
+		}
 	}
 	reaping, err := b.stopReaper(ctx, cli, &b.reaper)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 
+	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/internal/dockertest"
 )
 
@@ -104,6 +105,84 @@ func TestCloseStopsTheReaper(t *testing.T) {
 		t.Fatalf("a started run has %v, no reaper", left)
 	}
 	// startCluster's clean-up closes and demands that nothing is left.
+}
+
+// TestCloseSettlesAfterAnInterruptedStart: cancelling Start abandons a
+// request, not the engine's work on it, and a create the engine finishes
+// after Close's sweep used to outlive the run (a network, when a run got
+// SIGTERM 300 ms in, in 8 tries of 12). Here the late create is the
+// test's own, half a second into Close; Close, its Start interrupted,
+// sweeps until reaper.Settle has passed, and when it returns nothing of
+// the run is left.
+func TestCloseSettlesAfterAnInterruptedStart(t *testing.T) {
+	dockertest.Parallel(t)
+	ctx := context.Background()
+	run, cli := reaperRun(t)
+	b := New(WithImage(testImage), WithProgress(testWriter{t}))
+	b.run = run
+	if err := b.startReaper(ctx, cli.Client, &b.reaper); err != nil {
+		t.Fatal(err)
+	}
+	b.interrupted = time.Now()
+	late := make(chan error, 1)
+	go func() {
+		// The engine finishing an abandoned create: after Close's first
+		// sweep, within the settle window.
+		time.Sleep(500 * time.Millisecond)
+		_, err := cli.NetworkCreate(ctx, "rl-"+run+"-late", client.NetworkCreateOptions{Driver: "bridge", Labels: labels(run, RoleNetwork)})
+		late <- err
+	}()
+	t0 := time.Now()
+	if err := b.Close(ctx); err != nil {
+		t.Errorf("Close after an interrupted Start: %v", err)
+	}
+	took := time.Since(t0)
+	if err := <-late; err != nil {
+		t.Fatalf("the late create: %v", err)
+	}
+	left, err := Leftovers(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) > 0 {
+		t.Errorf("Close returned after %v and left %v", took.Round(time.Millisecond), left)
+	}
+}
+
+// TestOnlyAnInterruptedStartMakesCloseSettle: a Start whose context ends
+// before it finishes is marked interrupted (Close then settles); one that
+// fails by itself, on an image that is not there, is not, and its Close
+// does not wait.
+func TestOnlyAnInterruptedStartMakesCloseSettle(t *testing.T) {
+	dockertest.Parallel(t)
+	for _, tc := range []struct {
+		name        string
+		image       string
+		cancel      bool
+		interrupted bool
+	}{
+		{"cancelled", testImage, true, true},
+		{"failed", "ringleader-node:no-such-tag", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run, _ := reaperRun(t)
+			b := New(WithImage(tc.image), WithBuild(false), WithProgress(testWriter{t}))
+			ctx, cancel := context.WithCancel(context.Background())
+			if tc.cancel {
+				cancel()
+			}
+			defer cancel()
+			if err := b.Start(ctx, spec(run, 1), &history.Memory{}); err == nil {
+				t.Fatal("Start succeeded")
+			}
+			if got := !b.interrupted.IsZero(); got != tc.interrupted {
+				t.Errorf("interrupted = %v, want %v", got, tc.interrupted)
+			}
+			if err := b.Close(context.Background()); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+	}
 }
 
 // TestReaperNeedsALocalSocket: an engine behind tcp:// cannot be

@@ -29,7 +29,7 @@ import (
 // labelled network for the run, starts one container per member (up to
 // startParallel at a time), follows their logs into sink and returns once
 // every node has logged event=boot. After an error, Close removes whatever was created.
-func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink history.Sink) error {
+func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink history.Sink) (err error) {
 	if err := spec.Validate(); err != nil {
 		return err
 	}
@@ -41,6 +41,13 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	if !ok {
 		return fmt.Errorf("docker: backend closed before Start")
 	}
+	defer func() { // before done() cancels ctx
+		if err != nil && ctx.Err() != nil {
+			b.mu.Lock()
+			b.interrupted = time.Now()
+			b.mu.Unlock()
+		}
+	}()
 	b.mu.Lock()
 	if b.started {
 		b.mu.Unlock()
