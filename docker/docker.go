@@ -187,14 +187,25 @@ type Backend struct {
 	ops    sync.WaitGroup
 	bg     sync.WaitGroup // helper removals in the background
 	reaper *watcher       // the run's reaper (reaper.go); nil without one
-	// interrupted is when a Start was cancelled (an interrupt, or Close)
-	// before it finished. Cancelling abandons a request, not the engine's
-	// work on it: a network or container create sent just before may
-	// complete after Close has swept, so Close settles (finishClose).
+	// interrupted is when a Start or Apply was cancelled (an interrupt,
+	// or Close) before it finished (noteInterrupted).
 	interrupted time.Time
 	// sysIDs maps a system's server IDs to members, learnt from each
 	// member's own answers (system.go).
 	sysIDs map[string]election.NodeID
+}
+
+// noteInterrupted records that an operation ended by its context
+// (ctx done) with err. Cancelling abandons a request, not the engine's
+// work on it: a network or container create sent just before may complete
+// after Close has swept, so Close then settles (finishClose).
+func (b *Backend) noteInterrupted(ctx context.Context, err error) {
+	if err == nil || ctx.Err() == nil {
+		return
+	}
+	b.mu.Lock()
+	b.interrupted = time.Now()
+	b.mu.Unlock()
 }
 
 // takeRunLocked makes b the backend of run, recording into sink, with

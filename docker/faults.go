@@ -42,6 +42,7 @@ func (b *Backend) Apply(ctx context.Context, f chaos.Fault, target string) error
 	defer b.applyMu.Unlock()
 	t0 := time.Now()
 	err := chaos.Carry(ctx, (*world)(b), f, target)
+	b.noteInterrupted(ctx, err) // a helper container's create, say
 	if err == nil {
 		b.logf("%s %s: in effect after %v", f.Op, target, time.Since(t0).Round(time.Millisecond))
 	}

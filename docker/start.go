@@ -41,13 +41,7 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	if !ok {
 		return fmt.Errorf("docker: backend closed before Start")
 	}
-	defer func() { // before done() cancels ctx
-		if err != nil && ctx.Err() != nil {
-			b.mu.Lock()
-			b.interrupted = time.Now()
-			b.mu.Unlock()
-		}
-	}()
+	defer func() { b.noteInterrupted(ctx, err) }() // before done() cancels ctx
 	b.mu.Lock()
 	if b.started {
 		b.mu.Unlock()
