@@ -267,7 +267,7 @@ func (b *Backend) stopReaper(ctx context.Context, cli client.APIClient, slot **w
 }
 
 // settlePoll is how often Close sweeps while it settles after an
-// interrupted Start.
+// interrupted Start or fault (noteInterrupted).
 const settlePoll = 250 * time.Millisecond
 
 // closeTimeout is Close's deadline: it grows with what there is to remove.
@@ -296,11 +296,12 @@ func (b *Backend) finishClose(ctx context.Context, cli client.APIClient, run str
 		if l := rm.Lines(); len(l) > 0 {
 			b.logf("run %s: also removed %s", run, strings.Join(l, ", "))
 		}
-		// After an interrupted Start, sweep on until a sweep that began
-		// reaper.Settle after it finds nothing, as the reaper does after
-		// a dropped connection: a create the engine was still carrying
-		// out when Start gave up shows up late (a network, 300 ms into a
-		// run, once outlived both Close's sweep and the reaper's last).
+		// After an interrupted Start or fault, sweep on until a sweep
+		// that began reaper.Settle after it finds nothing, as the reaper
+		// does after a dropped connection: a create the engine was still
+		// carrying out when the request was abandoned shows up late (a
+		// network, 300 ms into a run, once outlived both Close's sweep
+		// and the reaper's last).
 		settled = interrupted.IsZero() || err != nil || (rm.Len() == 0 && at.Sub(interrupted) >= reaper.Settle)
 		if !settled {
 			select {
