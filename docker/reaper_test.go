@@ -43,13 +43,7 @@ func awaitNothingLeft(t *testing.T, run string, d time.Duration) time.Duration {
 func TestReaperRemovesTheRunWhenItsConnectionDrops(t *testing.T) {
 	dockertest.Parallel(t)
 	ctx := context.Background()
-	run, cli := reaperRun(t)
-
-	b := New(WithImage(testImage), WithProgress(testWriter{t}))
-	b.run = run
-	if err := b.startReaper(ctx, cli.Client, &b.reaper); err != nil {
-		t.Fatal(err)
-	}
+	b, run, cli := reapedBackend(t)
 	nw, err := cli.NetworkCreate(ctx, "rl-"+run, client.NetworkCreateOptions{Driver: "bridge", Labels: labels(run, RoleNetwork)})
 	if err != nil {
 		t.Fatal(err)
@@ -117,12 +111,7 @@ func TestCloseStopsTheReaper(t *testing.T) {
 func TestCloseSettlesAfterAnInterruptedStart(t *testing.T) {
 	dockertest.Parallel(t)
 	ctx := context.Background()
-	run, cli := reaperRun(t)
-	b := New(WithImage(testImage), WithProgress(testWriter{t}))
-	b.run = run
-	if err := b.startReaper(ctx, cli.Client, &b.reaper); err != nil {
-		t.Fatal(err)
-	}
+	b, run, cli := reapedBackend(t)
 	b.interrupted = time.Now()
 	late := make(chan error, 1)
 	go func() {
@@ -265,6 +254,19 @@ func reaperRun(t *testing.T) (string, *testcontainers.DockerClient) {
 	}
 	t.Cleanup(func() { cli.Close() })
 	return run, cli
+}
+
+// reapedBackend is a backend of a run of its own with only its reaper
+// started, nothing else of the run created yet.
+func reapedBackend(t *testing.T) (*Backend, string, *testcontainers.DockerClient) {
+	t.Helper()
+	run, cli := reaperRun(t)
+	b := New(WithImage(testImage), WithProgress(testWriter{t}))
+	b.run = run
+	if err := b.startReaper(context.Background(), cli.Client, &b.reaper); err != nil {
+		t.Fatal(err)
+	}
+	return b, run, cli
 }
 
 // TestCloseIsJudgedByWhatIsLeft: a clean-up that ran past its budget and

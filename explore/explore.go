@@ -82,7 +82,6 @@ type Options struct {
 	// algorithm of this process has no pipe and is never pinned. Results
 	// do not depend on it.
 	Unpinned bool
-	pin      bool // a program's exploration, not Unpinned (withDefaults)
 	// Keep is how many failing (and split-brain) schedules to report in
 	// full; zero: 20. Counts always cover every schedule.
 	Keep int
@@ -106,7 +105,6 @@ func (o Options) withDefaults() (Options, error) {
 	if err != nil {
 		return o, fmt.Errorf("explore: %w", err)
 	}
-	o.pin = alg.External && !o.Unpinned
 	if o.Quorum, o.Options, err = alg.Resolve(o.Quorum, o.Options); err != nil {
 		return o, fmt.Errorf("explore: %w", err)
 	}
@@ -405,12 +403,15 @@ func runAll(opts Options, indexes []int, claims []check.Name) ([]Schedule, error
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
-	cpus := cpupin.Allowed()
+	var cpus []int // where workers are pinned: a program's exploration only
+	if alg, err := election.Lookup(opts.Algorithm); err == nil && alg.External && !opts.Unpinned {
+		cpus = cpupin.Allowed()
+	}
 	for w := 0; w < min(opts.Workers, max(len(indexes), 1)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if opts.pin && len(cpus) > 0 {
+			if len(cpus) > 0 {
 				// A CPU the kernel refuses leaves the worker unpinned:
 				// slower, never different.
 				if pin, err := cpupin.Pin(cpus[(opts.Shard.Index+w)%len(cpus)]); err == nil {
