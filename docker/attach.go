@@ -2,7 +2,6 @@ package docker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -459,14 +458,9 @@ func (b *Backend) adoptRules(ctx context.Context) error {
 	held := map[election.NodeID]netfilter.Rules{}
 	var errs []error
 	for _, n := range running {
-		out, err := b.helperShow(ctx, n)
+		r, err := b.readRules(ctx, n)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("read node %d's rules: %w", n.id, err))
-			continue
-		}
-		var r netfilter.Rules
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			errs = append(errs, fmt.Errorf("node %d's rules %q: %w", n.id, out, err))
 			continue
 		}
 		held[n.id] = r

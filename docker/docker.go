@@ -87,6 +87,9 @@ type config struct {
 	warn        io.Writer
 	// engines a run spans (engines.go); none or one: the one engine.
 	engines []engine.Engine
+	// direct: act on a node's process from this process where the
+	// kernel lets it (direct_linux.go), rather than through the engine.
+	direct bool
 }
 
 // WithImage sets the node image tag (default DefaultImage).
@@ -119,6 +122,15 @@ func WithParallel(n int) Option {
 // 2-core machine, 16 at a time 81 s under a load four times higher
 // (docs/performance.md, "How many containers").
 const startParallel = 16
+
+// WithDirect says whether the backend acts on a node's process from this
+// process where the kernel lets it (default true): a kill's SIGKILL sent
+// to the process, a fault's netfilter rules written into its network
+// namespace. That needs the engine's processes in sight, on this machine
+// and as root (or the node's user); with false, or out of sight, a kill
+// goes through the engine's API and rules through a helper container
+// joining the namespace, which take tens to hundreds of milliseconds more.
+func WithDirect(on bool) Option { return func(c *config) { c.direct = on } }
 
 // WithBootTimeout bounds how long Start and a restart wait for nodes to log
 // event=boot (default 60 s).
@@ -245,6 +257,10 @@ type node struct {
 	// unpaused in a cluster this backend started (refreshIPs; 0 when
 	// unknown): what a kill signals directly (killDirect).
 	pid int
+	// netPid is the node's process as the host sees it while its
+	// container runs, paused or not (refreshIPs; 0 when unknown): whose
+	// network namespace netfilter changes from here (netnsDirect).
+	netPid int
 	// rec reads the node's log into history records (package logrecord).
 	rec *logrecord.Node
 	// lastTS is the docker timestamp of the newest line read, where a
@@ -283,7 +299,7 @@ func newNode(id election.NodeID, name, cid string, c *testcontainers.DockerConta
 // New returns a docker backend.
 func New(opts ...Option) *Backend {
 	configureTestcontainers()
-	cfg := config{image: DefaultImage, build: true, progress: io.Discard, parallel: 3, startParallel: startParallel, bootTimeout: 60 * time.Second, reaper: true, warn: os.Stderr}
+	cfg := config{image: DefaultImage, build: true, progress: io.Discard, parallel: 3, startParallel: startParallel, bootTimeout: 60 * time.Second, reaper: true, warn: os.Stderr, direct: true}
 	for _, o := range opts {
 		o(&cfg)
 	}

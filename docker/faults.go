@@ -444,18 +444,14 @@ func (b *Backend) applyRules(ctx context.Context, changes []rules.Change) error 
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			args := append([]string{"apply"}, c.Rules.Args()...)
-			if c.Rules.Empty() {
-				args = []string{"heal"}
-			}
-			took, err := b.runHelper(ctx, n, args)
+			took, how, err := b.setRules(ctx, n, c.Rules)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				errs = append(errs, err)
 				return
 			}
-			b.logf("netfilter node %d: %s in place after %v", n.id, c.Rules, took.Round(time.Millisecond))
+			b.logf("netfilter node %d: %s in place after %v, %s", n.id, c.Rules, took.Round(time.Microsecond), how)
 			b.mu.Lock()
 			if c.Rules.Empty() {
 				delete(b.applied, n.id)
@@ -481,7 +477,7 @@ func (b *Backend) signal(ctx context.Context, op chaos.Op, n *node) error {
 		b.mu.Lock()
 		pid := n.pid
 		b.mu.Unlock()
-		if killDirect(pid, id) {
+		if b.cfg.direct && killDirect(pid, id) {
 			return nil
 		}
 		_, err := cli.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "SIGKILL"})

@@ -3,6 +3,8 @@ package docker
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -12,6 +14,8 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/ringleader-dev/ringleader/docker/netfilter"
 )
 
 var helperSeq atomic.Uint64
@@ -41,6 +45,70 @@ func (b *Backend) helperConfig(n *node, args []string) client.ContainerCreateOpt
 	}
 	hardenHelper(opts.HostConfig)
 	return opts
+}
+
+// setRules makes n's namespace hold exactly r (empty: no table), from
+// this process when it can enter the namespace (netnsDirect), else
+// through a helper container. It returns how long that took and which
+// way it went, for the progress line.
+func (b *Backend) setRules(ctx context.Context, n *node, r netfilter.Rules) (time.Duration, string, error) {
+	t0 := time.Now()
+	err := b.inNamespace(n, func(in netfilter.Option) error { return netfilter.Apply(r, in) })
+	if err == nil {
+		return time.Since(t0), "directly", nil
+	}
+	if !errors.Is(err, errNoDirect) {
+		b.logf("netfilter node %d: directly: %v; through a helper instead", n.id, err)
+	}
+	args := append([]string{"apply"}, r.Args()...)
+	if r.Empty() {
+		args = []string{"heal"}
+	}
+	took, err := b.runHelper(ctx, n, args)
+	return took, "through a helper", err
+}
+
+// readRules reads back what n's namespace holds, as setRules does.
+func (b *Backend) readRules(ctx context.Context, n *node) (netfilter.Rules, error) {
+	var r netfilter.Rules
+	err := b.inNamespace(n, func(in netfilter.Option) (err error) {
+		r, err = netfilter.Read(in)
+		return err
+	})
+	if err == nil {
+		return r, nil
+	}
+	if !errors.Is(err, errNoDirect) {
+		b.logf("netfilter node %d: read directly: %v; through a helper instead", n.id, err)
+	}
+	out, err := b.helperShow(ctx, n)
+	if err != nil {
+		return netfilter.Rules{}, err
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		return netfilter.Rules{}, fmt.Errorf("docker: node %d's rules %q: %w", n.id, out, err)
+	}
+	return r, nil
+}
+
+// errNoDirect: this process cannot enter the node's namespace.
+var errNoDirect = errors.New("namespace out of reach")
+
+// inNamespace runs do with a netlink option that acts on n's network
+// namespace, when this process can open it; errNoDirect when it cannot.
+func (b *Backend) inNamespace(n *node, do func(netfilter.Option) error) error {
+	b.mu.Lock()
+	pid, cid := n.netPid, n.cid
+	b.mu.Unlock()
+	if !b.cfg.direct {
+		return errNoDirect
+	}
+	ns, ok := netnsDirect(pid, cid)
+	if !ok {
+		return errNoDirect
+	}
+	defer ns.Close()
+	return do(netfilter.InNamespace(int(ns.Fd())))
 }
 
 // runHelper runs `ringleader netfilter args...` in n's namespace and waits

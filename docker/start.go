@@ -444,7 +444,7 @@ func (b *Backend) refreshIPs(ctx context.Context) error {
 		}
 		b.mu.Lock()
 		n.ip = ep.IPAddress.String()
-		n.pid = 0
+		n.pid, n.netPid = 0, res.Container.State.Pid
 		if !b.attached && !res.Container.State.Paused {
 			n.pid = res.Container.State.Pid
 		}
