@@ -183,11 +183,13 @@ bench: build ## every figure of docs/performance.md: Go benchmarks, simulator sc
 	./$(BIN) sim explore --algorithm raft --n 5 --schedules 2000 --seed 1 | head -2
 	$(MAKE) bench-containers
 
-bench-containers: build images ## container figures: silent failure and resume (20 runs), heal (10), 32 nodes (10), 64 nodes (3); repeat summaries only
-	./$(BIN) run --backend docker --build=false --repeat 20 scenarios/leader-paused.yaml | sed -n '/^leader-paused:/,$$p'
-	./$(BIN) run --backend docker --build=false --repeat 10 scenarios/leader-returns-quorum.yaml scenarios/split-brain-no-quorum.yaml | sed -n '/^leader-returns-quorum:/,$$p'
-	./$(BIN) run --backend docker --build=false --repeat 10 scenarios/scale/bully-32.yaml | sed -n '/^bully-scale-32:/,$$p'
-	./$(BIN) run --backend docker --build=false --repeat 3 scenarios/scale/bully-64.yaml | sed -n '/^bully-scale-64:/,$$p'
+# One run at a time: these are figures, and runs at once share the cores
+# (docs/performance.md, "Runs at once").
+bench-containers: build images ## container figures: silent failure and resume (20 runs), heal (10), 32 nodes (10), 64 nodes (3), one run at a time; repeat summaries only
+	./$(BIN) run --backend docker --build=false --parallel 1 --repeat 20 scenarios/leader-paused.yaml | sed -n '/^leader-paused:/,$$p'
+	./$(BIN) run --backend docker --build=false --parallel 1 --repeat 10 scenarios/leader-returns-quorum.yaml scenarios/split-brain-no-quorum.yaml | sed -n '/^leader-returns-quorum:/,$$p'
+	./$(BIN) run --backend docker --build=false --parallel 1 --repeat 10 scenarios/scale/bully-32.yaml | sed -n '/^bully-scale-32:/,$$p'
+	./$(BIN) run --backend docker --build=false --parallel 1 --repeat 3 scenarios/scale/bully-64.yaml | sed -n '/^bully-scale-64:/,$$p'
 
 # Each benchmark starts its own three-member cluster (the server's image
 # built first when its source changed): failovers 5 times, the probes' CPU

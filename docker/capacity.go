@@ -96,18 +96,25 @@ func perCoreOr(perCore string, def int) (int, error) {
 }
 
 // RunsPerCore is how many container runs go at once per core by default
-// (Parallel). Two per core on the 2-core build machine shortened a batch
-// of kill scenarios by a quarter but lengthened Bully's failover p50 from
-// 84 to 152 ms (docs/performance.md, "Runs at once"), and on that shared
-// machine one per core lengthened it too: a failover figure is measured
-// with --parallel 1.
-const RunsPerCore = 1
+// (Parallel). Once a fault's netfilter rules no longer took a container
+// each, two per core on the 2-core build machine ran the 43 shipped runs
+// in 113 s against 195 s at one per core, every one passing; of the kill
+// scenarios' failover p50s only Bully's, which rides on how soon a
+// process gets a core, moved beyond the noise: 19 ms alone, 24 ms two at
+// a time, 29 ms four (docs/performance.md, "Runs at once"). A failover
+// figure is still measured with --parallel 1.
+const RunsPerCore = 2
 
 // Parallel is how many runs of clusters of these sizes (nodes each) go at
 // once by default on the engine's machine: RunsPerCore per core, and no
 // more than the largest runs' nodes together fit in its memory at
-// NodeMemory each; at least 1.
+// NodeMemory each and on its cores at NodesPerCore each (or
+// $RINGLEADER_NODES_PER_CORE, as CheckCapacity reads it); at least 1.
 func Parallel(ctx context.Context, sizes []int) (int, error) {
+	per, err := perCoreOr(os.Getenv(NodesPerCoreEnv), NodesPerCore)
+	if err != nil {
+		return 0, err
+	}
 	cli, err := newClient(ctx)
 	if err != nil {
 		return 0, err
@@ -117,21 +124,25 @@ func Parallel(ctx context.Context, sizes []int) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("docker: ask the engine what it has: %w", err)
 	}
-	return parallel(sizes, res.Info.NCPU, res.Info.MemTotal), nil
+	return parallel(sizes, res.Info.NCPU, res.Info.MemTotal, per), nil
 }
 
-// parallel is Parallel's rule for an engine with cpus cores and mem bytes.
-func parallel(sizes []int, cpus int, mem int64) int {
-	k := max(cpus, 1) * RunsPerCore
+// parallel is Parallel's rule for an engine with cpus cores and mem bytes
+// (0: unknown), holding nodesPerCore nodes per core.
+func parallel(sizes []int, cpus int, mem int64, nodesPerCore int) int {
+	cpus = max(cpus, 1)
+	k := cpus * RunsPerCore
 	largest := slices.Sorted(slices.Values(sizes))
 	slices.Reverse(largest)
 	var need int64
+	nodes := 0
 	for i, n := range largest {
 		if i == k {
 			break
 		}
 		need += int64(n) * NodeMemory
-		if mem > 0 && need > mem {
+		nodes += n
+		if (mem > 0 && need > mem) || nodes > cpus*nodesPerCore {
 			k = i
 			break
 		}

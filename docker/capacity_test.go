@@ -33,23 +33,25 @@ func TestAdmitRefusesWhatTheMachineCannotHoldAndSaysWhy(t *testing.T) {
 	}
 }
 
-// TestParallelCountsEachRunsNodesAgainstMemory: a run per core, fewer
-// when the largest runs' nodes (NodeMemory each) would not fit together,
-// never none.
-func TestParallelCountsEachRunsNodesAgainstMemory(t *testing.T) {
+// TestParallelCountsEachRunsNodesAgainstMemoryAndCores: RunsPerCore runs
+// per core, fewer when the largest runs' nodes would not fit together in
+// memory (NodeMemory each) or on the cores (nodes per core), never none.
+func TestParallelCountsEachRunsNodesAgainstMemoryAndCores(t *testing.T) {
 	for _, tc := range []struct {
 		sizes []int
 		cpus  int
 		mem   int64
 		want  int
 	}{
-		{[]int{5, 5, 5, 5, 5, 5}, 2, 16 << 30, 2},   // cores bind
-		{[]int{5, 5, 5, 5, 5, 5}, 0, 16 << 30, 1},   // no core count: one core's worth
-		{[]int{5, 64, 5, 3}, 8, 70 * NodeMemory, 2}, // 64+5 fit, 64+5+5 do not
-		{[]int{64}, 2, 10 * NodeMemory, 1},          // too large alone: still runs (CheckCapacity refuses it)
-		{[]int{5, 5}, 2, 0, 2},                      // memory unknown: cores alone
+		{[]int{5, 5, 5, 5, 5, 5}, 2, 16 << 30, 2 * RunsPerCore}, // cores bind
+		{[]int{5, 5, 5, 5, 5, 5}, 0, 16 << 30, RunsPerCore},     // no core count: one core's worth
+		{[]int{5, 64, 5, 3}, 8, 70 * NodeMemory, 2},             // memory: 64+5 fit, 64+5+5 do not
+		{[]int{32, 32, 32, 32}, 2, 16 << 30, 2},                 // nodes: 64 fit on 2 cores, 96 do not
+		{[]int{64}, 2, 10 * NodeMemory, 1},                      // too large alone: still runs (CheckCapacity refuses it)
+		{[]int{100}, 2, 16 << 30, 1},                            // too many nodes alone: likewise
+		{[]int{5, 5}, 2, 0, 2 * RunsPerCore},                    // memory unknown: cores alone
 	} {
-		if got := parallel(tc.sizes, tc.cpus, tc.mem); got != tc.want {
+		if got := parallel(tc.sizes, tc.cpus, tc.mem, NodesPerCore); got != tc.want {
 			t.Errorf("parallel(%v, %d cpus, %d MiB) = %d, want %d", tc.sizes, tc.cpus, tc.mem>>20, got, tc.want)
 		}
 	}

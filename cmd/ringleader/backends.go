@@ -89,8 +89,8 @@ var worlds = map[string]world{
 		capacity:       docker.CheckCapacity,
 		spreadCapacity: docker.CheckSpread,
 		parallel:       docker.Parallel,
-		parallelRule: fmt.Sprintf("%s of the engine's machine, fewer when the largest scenarios' nodes (%d MiB each) would not fit in its memory together",
-			perCore(docker.RunsPerCore), docker.NodeMemory>>20),
+		parallelRule: fmt.Sprintf("%s of the engine's machine, fewer when the largest scenarios' nodes would not fit together in its memory (%d MiB each) or on its cores (%d each)",
+			perCore(docker.RunsPerCore), docker.NodeMemory>>20, docker.NodesPerCore),
 		build: func(ctx context.Context, o worldOptions) error { return docker.BuildImage(ctx, o.image, nil) },
 		start: func(o worldOptions) chaos.Backend {
 			return docker.New(docker.WithImage(o.image), docker.WithBuild(false), docker.WithWarnings(o.warnings), docker.WithProgress(o.progress), docker.WithEngines(o.engines))
