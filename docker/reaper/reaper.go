@@ -166,6 +166,10 @@ func (s Sweep) Do(ctx context.Context, cli client.APIClient) (Removed, error) {
 			// is no longer listed.
 			return nil
 		}
+		if StaleEndpoints(ctx, cli, id, err) {
+			return fmt.Errorf("%w (no container is on it: the engine's count of its endpoints is stale, "+
+				"and only a restart of the engine counts again; after one, `docker network rm` or `ringleader clean` removes it)", err)
+		}
 		return err
 	})
 	errs = append(errs, e...)
@@ -300,6 +304,23 @@ func AwaitRemoved(ctx context.Context, cli client.APIClient, id string) error {
 func NetworkUnlisted(ctx context.Context, cli client.APIClient, id string) bool {
 	ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: make(client.Filters).Add("id", id)})
 	return err == nil && len(ns.Items) == 0
+}
+
+// StaleEndpoints says whether err, from removing network id, is the
+// engine's count of endpoints that no container holds any more: Docker
+// 20.10 sometimes leaves the count up after the network's last container
+// is gone (seen on a busy engine), and then refuses the removal ("has
+// active endpoints") until a restart of the engine counts again.
+func StaleEndpoints(ctx context.Context, cli client.APIClient, id string, err error) bool {
+	if err == nil || !strings.Contains(err.Error(), "active endpoints") {
+		return false
+	}
+	cs, lerr := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("network", id)})
+	if lerr != nil || len(cs.Items) > 0 {
+		return false
+	}
+	res, ierr := cli.NetworkInspect(ctx, id, client.NetworkInspectOptions{})
+	return ierr == nil && len(res.Network.Containers) == 0
 }
 
 // containerName is a container's name without its slash, or its short ID.

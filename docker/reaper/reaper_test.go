@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -127,6 +128,57 @@ func TestRemovalInProgressIsTheEnginesRefusal(t *testing.T) {
 	} {
 		if got := RemovalInProgress(err); got != want {
 			t.Errorf("RemovalInProgress(%v) = %v, want %v", err, got, want)
+		}
+	}
+}
+
+// staleEngine refuses to remove its one network as Docker 20.10 does when
+// its count of the network's endpoints outlived its containers; held
+// lists a container still on the network (the refusal is then right).
+type staleEngine struct {
+	engine
+	held []container.Summary
+}
+
+func (e *staleEngine) NetworkRemove(context.Context, string, client.NetworkRemoveOptions) (client.NetworkRemoveResult, error) {
+	return client.NetworkRemoveResult{}, errors.New("Error response from daemon: error while removing network: network n1 id abc has active endpoints")
+}
+
+func (e *staleEngine) ContainerList(_ context.Context, o client.ContainerListOptions) (client.ContainerListResult, error) {
+	if o.Filters["network"] != nil {
+		return client.ContainerListResult{Items: e.held}, nil
+	}
+	return e.engine.ContainerList(context.Background(), o)
+}
+
+func (e *staleEngine) NetworkInspect(context.Context, string, client.NetworkInspectOptions) (client.NetworkInspectResult, error) {
+	var r client.NetworkInspectResult
+	r.Network.Containers = map[string]network.EndpointResource{}
+	for _, c := range e.held {
+		r.Network.Containers[c.ID] = network.EndpointResource{Name: c.ID}
+	}
+	return r, nil
+}
+
+// A network the engine will not remove for endpoints no container holds
+// is still a leftover, and the sweep's error says what only a restart of
+// the engine mends; with a container on it the refusal is the usual one.
+func TestSweepNamesAStaleEndpointCount(t *testing.T) {
+	nets := []network.Summary{{Network: network.Network{ID: "abc", Name: "n1", Labels: map[string]string{LabelProject: Project, LabelRun: "r1"}}}}
+	for _, tc := range []struct {
+		held  []container.Summary
+		stale bool
+	}{
+		{nil, true},
+		{[]container.Summary{{ID: "c1"}}, false},
+	} {
+		e := &staleEngine{engine: engine{networks: nets}, held: tc.held}
+		_, err := Sweep{Run: "r1"}.Do(context.Background(), e)
+		if err == nil {
+			t.Fatalf("held %v: the sweep reported no error for a network it could not remove", tc.held)
+		}
+		if got := strings.Contains(err.Error(), "only a restart of the engine"); got != tc.stale {
+			t.Errorf("held %v: the error names a stale count: %v, want %v: %v", tc.held, got, tc.stale, err)
 		}
 	}
 }

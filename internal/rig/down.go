@@ -169,7 +169,7 @@ func leaveFirst(ctx context.Context, st State, logf func(string, ...any)) error 
 	if err == nil || strings.Contains(strings.ToLower(err.Error()), "not found") {
 		return nil
 	}
-	if staleBridge(ctx, c, err) {
+	if reaper.StaleEndpoints(ctx, c, "docker_gwbridge", err) {
 		// Seen once after a 64-node run on a machine under a load of
 		// 150: the engine counted endpoints on docker_gwbridge that no
 		// container holds, and only a restart of the engine forgets
@@ -179,20 +179,6 @@ func leaveFirst(ctx context.Context, st State, logf func(string, ...any)) error 
 		return nil
 	}
 	return err
-}
-
-// staleBridge says whether err, from removing docker_gwbridge, is the
-// engine's count of endpoints that no container holds any more.
-func staleBridge(ctx context.Context, c *client.Client, err error) bool {
-	if !strings.Contains(err.Error(), "active endpoints") {
-		return false
-	}
-	cs, lerr := c.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("network", "docker_gwbridge")})
-	if lerr != nil || len(cs.Items) > 0 {
-		return false
-	}
-	res, ierr := c.NetworkInspect(ctx, "docker_gwbridge", client.NetworkInspectOptions{})
-	return ierr == nil && len(res.Network.Containers) == 0
 }
 
 // stopDaemon ends the second dockerd: SIGTERM, then SIGKILL after 30 s.
