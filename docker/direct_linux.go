@@ -54,10 +54,11 @@ func killDirect(pid int, cid string) bool {
 // (netfilter.InNamespace). The engine's way is a helper container joining
 // the namespace: a create, a start, a wait and a remove, 0.17 s and 0.16
 // CPU-seconds each on an idle machine of this kind (timed as `docker run
-// --rm`, the CLI's share included), once per namespace a fault changes. The namespace is the process's own as long as the process
-// lives: it is opened while the pidfd pins the process, and the process
-// must still be there after, so a PID reused in between is never entered.
-// The caller closes the file.
+// --rm`, the CLI's share included), once per namespace a fault changes.
+// The namespace is the process's own as long as the process lives: it is
+// opened while the pidfd pins the process, and the process must still be
+// there after, so a PID reused in between is never entered. The caller
+// closes the file.
 func netnsDirect(pid int, cid string) (*os.File, bool) {
 	fd, ok := containerProcess(pid, cid)
 	if !ok {

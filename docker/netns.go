@@ -81,14 +81,7 @@ func (b *Backend) readRules(ctx context.Context, n *node) (netfilter.Rules, erro
 	if !errors.Is(err, errNoDirect) {
 		b.logf("netfilter node %d: read directly: %v; through a helper instead", n.id, err)
 	}
-	out, err := b.helperShow(ctx, n)
-	if err != nil {
-		return netfilter.Rules{}, err
-	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		return netfilter.Rules{}, fmt.Errorf("docker: node %d's rules %q: %w", n.id, out, err)
-	}
-	return r, nil
+	return b.helperRules(ctx, n)
 }
 
 // errNoDirect: this process cannot enter the node's namespace.
@@ -118,11 +111,18 @@ func (b *Backend) runHelper(ctx context.Context, n *node, args []string) (time.D
 	return took, err
 }
 
-// helperShow returns the JSON `ringleader netfilter show` prints for n's
-// namespace.
-func (b *Backend) helperShow(ctx context.Context, n *node) (string, error) {
+// helperRules reads n's rules through a helper container: what
+// `ringleader netfilter show` prints in n's namespace.
+func (b *Backend) helperRules(ctx context.Context, n *node) (netfilter.Rules, error) {
 	_, out, err := b.runHelperOutput(ctx, n, []string{"show"})
-	return out, err
+	if err != nil {
+		return netfilter.Rules{}, err
+	}
+	var r netfilter.Rules
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		return netfilter.Rules{}, fmt.Errorf("docker: node %d's rules %q: %w", n.id, out, err)
+	}
+	return r, nil
 }
 
 func (b *Backend) runHelperOutput(ctx context.Context, n *node, args []string) (time.Duration, string, error) {
