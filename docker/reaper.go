@@ -80,7 +80,7 @@ func (b *Backend) startReaper(ctx context.Context, cli *client.Client, slot **wa
 		return nil
 	}
 	t0 := time.Now()
-	removeUnstartedReapers(ctx, cli, b.logf)
+	removeUnstartedReapers(ctx, cli, "", unstartedAge, b.logf)
 	name := fmt.Sprintf("rl-%s-reaper", b.run)
 	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
 		Name: name,
@@ -182,20 +182,22 @@ func (b *Backend) startReaper(ctx context.Context, cli *client.Client, slot **wa
 // unstartedAge is how long a reaper may sit created and never started
 // before it counts as left by a harness that died between creating and
 // starting it (a live one takes milliseconds).
-var unstartedAge = time.Minute
+const unstartedAge = time.Minute
 
 // removeUnstartedReapers removes what the one gap in the reaper's cover
 // leaves: a harness killed after it created its reaper and before it
 // started it leaves a container that AutoRemove never removes (it never
-// exited) and nothing else (the reaper is the run's first).
-func removeUnstartedReapers(ctx context.Context, cli client.APIClient, logf func(string, ...any)) {
-	f := reaper.Filter("").Add("label", LabelRole+"="+RoleReaper).Add("status", "created")
+// exited) and nothing else (the reaper is the run's first). It removes
+// those of run ("": of every run) created at least age ago; a start
+// passes every run and unstartedAge.
+func removeUnstartedReapers(ctx context.Context, cli client.APIClient, run string, age time.Duration, logf func(string, ...any)) {
+	f := reaper.Filter(run).Add("label", LabelRole+"="+RoleReaper).Add("status", "created")
 	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
 	if err != nil {
 		return
 	}
 	for _, c := range cs.Items {
-		if time.Since(time.Unix(c.Created, 0)) < unstartedAge {
+		if time.Since(time.Unix(c.Created, 0)) < age {
 			continue
 		}
 		if _, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err == nil {

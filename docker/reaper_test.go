@@ -205,11 +205,13 @@ func TestReaperNeedsALocalSocket(t *testing.T) {
 
 // TestUnstartedReapersGo: a harness killed between creating its reaper and
 // starting it leaves a created container that AutoRemove never removes;
-// the next run's Start removes it once it is a minute old. It runs alone:
-// with the age set to 0 it removes every unstarted reaper on the engine,
-// which would be those of the runs other tests are starting meanwhile.
+// the next run's Start removes it once it is a minute old. Start's sweep
+// (every run, a minute) leaves the one created a moment ago; the same
+// sweep with no age removes it. That sweep is held to this test's run:
+// over every run it would remove the reapers other tests are starting
+// meanwhile, and the test would have to hold the engine alone.
 func TestUnstartedReapersGo(t *testing.T) {
-	dockertest.Alone(t)
+	dockertest.Parallel(t)
 	ctx := context.Background()
 	run, cli := reaperRun(t)
 	c, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
@@ -224,18 +226,17 @@ func TestUnstartedReapersGo(t *testing.T) {
 	}
 	var logged []string
 	logf := func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }
-	removeUnstartedReapers(ctx, cli, logf)
+	removeUnstartedReapers(ctx, cli, "", unstartedAge, logf)
 	if _, err := cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{}); err != nil {
 		t.Fatalf("a reaper created a moment ago (its harness may be starting it) was removed: %v", err)
 	}
-	old := unstartedAge
-	unstartedAge = 0
-	defer func() { unstartedAge = old }()
-	removeUnstartedReapers(ctx, cli, logf)
+	removeUnstartedReapers(ctx, cli, run, 0, logf)
 	if _, err := cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{}); !isNotFound(err) {
 		t.Fatalf("the unstarted reaper is still there (inspect: %v)", err)
 	}
-	t.Log(logged)
+	if len(logged) != 1 || !strings.Contains(logged[0], "rl-"+run+"-reaper") || !strings.Contains(logged[0], "never started") {
+		t.Errorf("logged %q, want one line naming the removed reaper", logged)
+	}
 }
 
 // reaperRun is a run label of the test's own, cleaned up after it whatever

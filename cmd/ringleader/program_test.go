@@ -101,7 +101,6 @@ func TestRunHostsAStaticProgramInContainers(t *testing.T) {
 // covered without a test of its own. A scenario whose program needs
 // python3, or an image that is missing, is skipped, unless CI=true.
 func TestEveryExampleScenarioRunsAsShipped(t *testing.T) {
-	dockertest.CPUBound(t)
 	files, err := filepath.Glob("../../examples/*/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no example scenarios: %v", err)
@@ -138,7 +137,11 @@ func TestEveryExampleScenarioRunsAsShipped(t *testing.T) {
 // needs skips (or, with CI=true, fails) a run of sc on backend that this
 // machine cannot give: no engine, no python3 for a Python program, no
 // image the cluster names. A run in containers goes side by side with the
-// other container tests (dockertest.Parallel).
+// other container tests (dockertest.Parallel); a run in the simulator
+// keeps a core busy (dockertest.CPUBound). Each subtest takes its own
+// lock: the parent holding the CPU lock while its container runs waited
+// for slots held off every test that measures time, and with it the rest
+// of that test's package, for minutes.
 func needs(t *testing.T, sc *scenario.Scenario, backend string) {
 	t.Helper()
 	missing := func(format string, args ...any) {
@@ -158,6 +161,7 @@ func needs(t *testing.T, sc *scenario.Scenario, backend string) {
 		}
 		return
 	}
+	dockertest.CPUBound(t)
 	if len(sc.Cluster.Program) > 0 && strings.HasPrefix(filepath.Base(sc.Cluster.Program[0]), "python") {
 		if _, err := exec.LookPath(sc.Cluster.Program[0]); err != nil {
 			missing("%s not found (%v)", sc.Cluster.Program[0], err)

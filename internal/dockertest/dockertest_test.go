@@ -124,7 +124,9 @@ func TestLockSharedExcludesExclusiveAndAWaitingWriterGoesFirst(t *testing.T) {
 
 // TestACPUBoundTestHoldsOffATimingTestOnly: the CPU lock held shared (a
 // CPU-bound test running) keeps an exclusive taker (a test that measures
-// time) out, and leaves the container lock to the container tests.
+// time) out, and leaves the container lock to the container tests; a
+// test that holds the container lock exclusive without measuring time
+// leaves the CPU lock free.
 func TestACPUBoundTestHoldsOffATimingTestOnly(t *testing.T) {
 	old := LockDir
 	LockDir = t.TempDir()
@@ -160,6 +162,34 @@ func TestACPUBoundTestHoldsOffATimingTestOnly(t *testing.T) {
 		}
 		f.Close()
 	}
+
+	// A test that sweeps or reshapes the engine but measures no time
+	// keeps the container tests out and lets the CPU-bound ones run.
+	t.Run("exclusive", func(t *testing.T) {
+		takeExclusive(t)
+		if _, err := containerLock.acquire(syscall.LOCK_SH | syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
+			t.Errorf("the container lock shared while a test holds it exclusive: %v, want EWOULDBLOCK", err)
+		}
+		busy, err := cpuLock.acquire(syscall.LOCK_SH | syscall.LOCK_NB)
+		if err != nil {
+			t.Errorf("the CPU lock shared beside an exclusive container test: %v, want it free", err)
+		} else {
+			busy.Close()
+		}
+		// A case under it is in the same window: it takes nothing
+		// (taking the lock again would wait for itself).
+		t.Run("case", func(t *testing.T) {
+			takeExclusive(t)
+			if _, err := containerLock.acquire(syscall.LOCK_SH | syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
+				t.Errorf("the container lock shared under a case of an exclusive test: %v, want EWOULDBLOCK", err)
+			}
+		})
+	})
+	f, err := containerLock.acquire(syscall.LOCK_EX | syscall.LOCK_NB)
+	if err != nil {
+		t.Fatalf("the container lock once the exclusive test ended: %v", err)
+	}
+	f.Close()
 }
 
 // TestCPUBoundAfterTheContainerLockIsRefused: a test (or a parent) that

@@ -124,6 +124,34 @@ func Alone(t *testing.T) {
 	takeAlone(t)
 }
 
+// Exclusive is Require for a container test that no other container test
+// may run beside but that measures no time: it sweeps every run on the
+// engine, or puts the engine into a swarm and takes it out again. It holds
+// the container lock exclusive until t ends and leaves the CPU lock alone,
+// so CPU-bound tests of other packages go on meanwhile (Alone would stop
+// them for nothing). It does not mark t parallel. Under a parent that
+// holds it, it holds nothing more.
+//
+// Each exclusive hold waits for every container test then running to
+// end, with the slots idle behind it: a test with several such cases
+// takes Exclusive once and runs them as subtests.
+func Exclusive(t *testing.T) {
+	t.Helper()
+	Require(t)
+	takeExclusive(t)
+}
+
+// takeExclusive is Exclusive's hold: the container lock alone, exclusive.
+// A subtest whose parent holds it exclusive has it already: the parent's
+// cases run in one window of the engine rather than one each.
+func takeExclusive(t *testing.T) {
+	t.Helper()
+	if _, mode, ok := holder(t, containerLock); ok && mode == "exclusive" {
+		return
+	}
+	take(t, containerLock, syscall.LOCK_EX, "exclusive")
+}
+
 // takeAlone is Alone's hold on the machine: the CPU lock, then the
 // container lock, both exclusive. While it waits for the first, container
 // tests go on; CPU-bound tests that have not started wait for it.

@@ -23,24 +23,13 @@ import (
 // fixed tags other container tests rebuild).
 const rigImage = "ringleader-node:rig-test"
 
-// TestRigNodesOnTwoEnginesElectOneLeader: three Bully nodes, two on the
-// first engine and one on the second, on an attachable overlay of the
-// rig's swarm, all see node 3 lead; the image reached the second engine
-// without a registry.
-func TestRigNodesOnTwoEnginesElectOneLeader(t *testing.T) {
-	rigtest.Require(t)
+// nodesOnTwoEnginesElectOneLeader (a case of TestRig): three Bully
+// nodes, two on the first engine and one on the second, on an attachable
+// overlay of the rig's swarm, all see node 3 lead; the image reached the
+// second engine without a registry.
+func nodesOnTwoEnginesElectOneLeader(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := docker.BuildImage(ctx, rigImage, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c, err := engine.Engine{Host: client.DefaultDockerHost}.Client()
-		if err == nil {
-			_, _ = c.ImageRemove(context.Background(), rigImage, client.ImageRemoveOptions{PruneChildren: true})
-			c.Close()
-		}
-	})
 	st := rigtest.Start(t, rigImage)
 	es := []engine.Engine{{Host: st.First}, {Host: st.Second}}
 	if err := engine.SameSwarm(ctx, es); err != nil {
@@ -91,6 +80,25 @@ func TestRigNodesOnTwoEnginesElectOneLeader(t *testing.T) {
 			t.Errorf("node %d (on %s) never saw node 3 lead; its log:\n%s", id, map[bool]string{true: "the first engine", false: "the second"}[id < 3], logOf(on[id], ids[id]))
 		}
 	}
+}
+
+// buildRigImage builds rigImage for nodesOnTwoEnginesElectOneLeader,
+// removed when t ends. TestRig builds it before it holds the engine: a
+// build needs no other test kept out.
+func buildRigImage(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := docker.BuildImage(ctx, rigImage, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c, err := engine.Engine{Host: client.DefaultDockerHost}.Client()
+		if err == nil {
+			_, _ = c.ImageRemove(context.Background(), rigImage, client.ImageRemoveOptions{PruneChildren: true})
+			c.Close()
+		}
+	})
 }
 
 // awaitLog reports whether container id's log comes to hold want.

@@ -57,12 +57,25 @@ func assertGone(t *testing.T, first string) {
 	}
 }
 
-// TestRigJoinsTwoEnginesAndDownRemovesAll: up makes a swarm of the
-// first engine (manager) and a second one (worker) that answers on its
-// own socket; down leaves nothing.
-func TestRigJoinsTwoEnginesAndDownRemovesAll(t *testing.T) {
+// TestRig checks the rig in one hold of the engine (rigtest.Lock, which
+// keeps every other container test out): each hold waits for the
+// container tests then running to end, with their slots idle behind it,
+// and four holds one after another cost a full suite about a minute of
+// that. The cases each make and remove their own rig.
+func TestRig(t *testing.T) {
 	rigtest.Require(t)
+	buildRigImage(t)
 	rigtest.Lock(t)
+	t.Run("JoinsTwoEnginesAndDownRemovesAll", joinsTwoEnginesAndDownRemovesAll)
+	t.Run("InterruptedUpRemovesWhatItMade", interruptedUpRemovesWhatItMade)
+	t.Run("RefusesASwarmItDidNotMake", refusesASwarmItDidNotMake)
+	t.Run("NodesOnTwoEnginesElectOneLeader", nodesOnTwoEnginesElectOneLeader)
+}
+
+// joinsTwoEnginesAndDownRemovesAll: up makes a swarm of the first engine
+// (manager) and a second one (worker) that answers on its own socket;
+// down leaves nothing.
+func joinsTwoEnginesAndDownRemovesAll(t *testing.T) {
 	ctx := context.Background()
 	st, err := rig.Up(ctx, rig.Config{Log: t.Logf})
 	if err != nil {
@@ -97,11 +110,9 @@ func TestRigJoinsTwoEnginesAndDownRemovesAll(t *testing.T) {
 	}
 }
 
-// TestRigInterruptedUpRemovesWhatItMade: a signal (ctx ending) after
-// the swarm is made leaves nothing behind.
-func TestRigInterruptedUpRemovesWhatItMade(t *testing.T) {
-	rigtest.Require(t)
-	rigtest.Lock(t)
+// interruptedUpRemovesWhatItMade: a signal (ctx ending) after the swarm
+// is made leaves nothing behind.
+func interruptedUpRemovesWhatItMade(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	logf := func(format string, args ...any) {
@@ -118,11 +129,9 @@ func TestRigInterruptedUpRemovesWhatItMade(t *testing.T) {
 	assertGone(t, e.Host)
 }
 
-// TestRigRefusesASwarmItDidNotMake: an engine already in a swarm is left
-// as it is.
-func TestRigRefusesASwarmItDidNotMake(t *testing.T) {
-	rigtest.Require(t)
-	rigtest.Lock(t)
+// refusesASwarmItDidNotMake: an engine already in a swarm is left as it
+// is.
+func refusesASwarmItDidNotMake(t *testing.T) {
 	ctx := context.Background()
 	e, err := engine.Connect(ctx)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -57,15 +58,24 @@ func Start(t testing.TB, images ...string) rig.State {
 // Lock holds the machine's one rig for t: test processes that make it
 // (go test runs packages side by side) take turns, by an exclusive lock
 // on a file beside the rig's state, released when t ends. A test first
-// holds the container lock exclusive (dockertest.Alone): the rig puts
+// holds the container lock exclusive (dockertest.Exclusive): the rig puts
 // the engine into a swarm and takes it out again, and a full suite run
 // with container tests side by side saw the engine stop answering for
 // minutes; the swarm's changes under other tests' containers are the
-// first suspect, so they no longer overlap.
+// first suspect, so they no longer overlap. The rig measures no time, so
+// CPU-bound tests go on beside it. A subtest of a test that holds it
+// holds it already (one window for several cases: each hold waits for
+// the container tests then running to end).
 func Lock(t testing.TB) {
 	t.Helper()
+	locked.Lock()
+	by := locked.by
+	locked.Unlock()
+	if by != "" && strings.HasPrefix(t.Name(), by+"/") {
+		return
+	}
 	if tt, ok := t.(*testing.T); ok {
-		dockertest.Alone(tt)
+		dockertest.Exclusive(tt)
 	}
 	if err := os.MkdirAll(rig.Dir(), 0o700); err != nil {
 		t.Fatal(err)
@@ -78,7 +88,23 @@ func Lock(t testing.TB) {
 		f.Close()
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { f.Close() }) // closing releases the lock
+	locked.Lock()
+	locked.by = t.Name()
+	locked.Unlock()
+	t.Cleanup(func() {
+		locked.Lock()
+		locked.by = ""
+		locked.Unlock()
+		f.Close() // closing releases the lock
+	})
+}
+
+// locked names the test of this process that holds the rig's lock: its
+// subtests must not take it again (flock on a second open file of the
+// same process waits for the first).
+var locked struct {
+	sync.Mutex
+	by string
 }
 
 // onSignal runs f and exits when the process gets a terminating signal,
