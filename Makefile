@@ -135,23 +135,26 @@ vet: ## go vet, gofmt, and the node image's build (-tags nodeimage) compiling
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # How many test binaries (go test -p) and how many parallel tests of one
-# package (-parallel) go at once. Tests of one package go four at once,
-# more than the cores, because container tests mostly wait for
-# containers; test binaries go two at once (go test's default on two
-# cores), because the packages that do not wait (the conformance suites,
-# the explorer's) would otherwise load the machine under the tests that
-# measure time: with four, a delay's measured latency and an embedded
-# NATS server's start both missed their bounds in a full run. How many
-# clusters the container tests start at once across all packages is
-# internal/dockertest's slot count (RINGLEADER_TEST_CLUSTERS, default three
-# per two cores); a test that measures time runs alone (dockertest.Alone),
-# with no other container test and no CPU-bound test (dockertest.CPUBound)
-# of any package beside it, whatever these say.
-TEST_PACKAGES ?= 2
+# package (-parallel) go at once, and which packages go first. Tests of
+# one package go four at once, more than the cores, because container
+# tests mostly wait for containers. Test binaries go four at once, and the
+# packages of TEST_FIRST, which hold nearly all the container work, start
+# first: go test starts packages in the order it is given them, and with
+# ./... alone the shipped scenarios (harness) started only once the
+# packages before it in the alphabet were done, then ran alone at the
+# end. The load four binaries put on two cores is held in check by
+# internal/dockertest, not by -p: how many clusters the container tests
+# start at once across all packages is its slot count
+# (RINGLEADER_TEST_CLUSTERS, default three per two cores), and a test that
+# measures time runs alone (dockertest.Alone), with no other container
+# test and no CPU-bound test (dockertest.CPUBound) of any package beside
+# it, whatever these say.
+TEST_PACKAGES ?= 4
 TEST_PARALLEL ?= 4
+TEST_FIRST    ?= ./harness ./cmd/ringleader ./docker ./internal/rig
 
 test: vet ## the whole test suite, race detector on, container chaos tests side by side (TEST_PACKAGES=, TEST_PARALLEL=)
-	$(GO) test -race -count=1 -p $(TEST_PACKAGES) -parallel $(TEST_PARALLEL) -timeout 30m ./...
+	$(GO) test -race -count=1 -p $(TEST_PACKAGES) -parallel $(TEST_PARALLEL) -timeout 30m $(TEST_FIRST) ./...
 
 # RINGLEADER_NO_DOCKER=1 is internal/dockertest's switch: every container
 # test and TestMain skips without dialing an engine, CI=true or not.
