@@ -125,8 +125,8 @@ func Alone(t *testing.T) {
 }
 
 // Exclusive is Require for a container test that no other container test
-// may run beside but that measures no time: it sweeps every run on the
-// engine, or puts the engine into a swarm and takes it out again. It holds
+// may run beside but that measures no time, such as the two-engine rig's,
+// which put the engine into a swarm and take it out again. It holds
 // the container lock exclusive until t ends and leaves the CPU lock alone,
 // so CPU-bound tests of other packages go on meanwhile (Alone would stop
 // them for nothing). It does not mark t parallel. Under a parent that
