@@ -136,58 +136,60 @@ func TestACPUBoundTestHoldsOffATimingTestOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cpuLock.acquire(syscall.LOCK_EX | syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
-		t.Fatalf("the CPU lock exclusive while a CPU-bound test holds it: %v, want EWOULDBLOCK", err)
-	}
-	c, err := containerLock.acquire(syscall.LOCK_EX | syscall.LOCK_NB)
-	if err != nil {
-		t.Fatalf("the container lock while only the CPU lock is held: %v", err)
-	}
-	c.Close()
+	wantHeld(t, cpuLock, syscall.LOCK_EX, "while a CPU-bound test holds it")
+	wantFree(t, containerLock, syscall.LOCK_EX, "while only the CPU lock is held")
 	busy.Close()
 
 	// A test that measures time holds both, exclusive.
 	t.Run("alone", func(t *testing.T) {
 		takeAlone(t)
-		for _, lk := range []lock{cpuLock, containerLock} {
-			if _, err := lk.acquire(syscall.LOCK_SH | syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
-				t.Errorf("the %s shared while a test runs alone: %v, want EWOULDBLOCK", lk.what, err)
-			}
-		}
+		wantHeld(t, cpuLock, syscall.LOCK_SH, "while a test runs alone")
+		wantHeld(t, containerLock, syscall.LOCK_SH, "while a test runs alone")
 	})
-	for _, lk := range []lock{cpuLock, containerLock} {
-		f, err := lk.acquire(syscall.LOCK_EX | syscall.LOCK_NB)
-		if err != nil {
-			t.Fatalf("the %s once the test that ran alone ended: %v", lk.what, err)
-		}
-		f.Close()
-	}
+	wantFree(t, cpuLock, syscall.LOCK_EX, "once the test that ran alone ended")
+	wantFree(t, containerLock, syscall.LOCK_EX, "once the test that ran alone ended")
 
 	// A test that sweeps or reshapes the engine but measures no time
 	// keeps the container tests out and lets the CPU-bound ones run.
 	t.Run("exclusive", func(t *testing.T) {
-		takeExclusive(t)
-		if _, err := containerLock.acquire(syscall.LOCK_SH | syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
-			t.Errorf("the container lock shared while a test holds it exclusive: %v, want EWOULDBLOCK", err)
+		if !takeExclusive(t) {
+			t.Error("an exclusive test with no parent holding the lock did not take it")
 		}
-		busy, err := cpuLock.acquire(syscall.LOCK_SH | syscall.LOCK_NB)
-		if err != nil {
-			t.Errorf("the CPU lock shared beside an exclusive container test: %v, want it free", err)
-		} else {
-			busy.Close()
-		}
+		wantHeld(t, containerLock, syscall.LOCK_SH, "while a test holds it exclusive")
+		wantFree(t, cpuLock, syscall.LOCK_SH, "beside an exclusive container test")
 		// A case under it is in the same window: it takes nothing
 		// (taking the lock again would wait for itself).
 		t.Run("case", func(t *testing.T) {
-			takeExclusive(t)
-			if _, err := containerLock.acquire(syscall.LOCK_SH | syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
-				t.Errorf("the container lock shared under a case of an exclusive test: %v, want EWOULDBLOCK", err)
+			if takeExclusive(t) {
+				t.Error("a case took the lock its parent holds")
 			}
+			wantHeld(t, containerLock, syscall.LOCK_SH, "under a case of an exclusive test")
 		})
 	})
-	f, err := containerLock.acquire(syscall.LOCK_EX | syscall.LOCK_NB)
+	wantFree(t, containerLock, syscall.LOCK_EX, "once the exclusive test ended")
+}
+
+// wantHeld fails t unless taking lk in mode how would wait (someone holds
+// it in a mode that excludes how), when says when.
+func wantHeld(t *testing.T, lk lock, how int, when string) {
+	t.Helper()
+	f, err := lk.acquire(how | syscall.LOCK_NB)
+	if err == nil {
+		f.Close()
+	}
+	if !errors.Is(err, syscall.EWOULDBLOCK) {
+		t.Errorf("the %s (mode %d) %s: %v, want EWOULDBLOCK", lk.what, how, when, err)
+	}
+}
+
+// wantFree fails t unless lk can be taken in mode how at once, when says
+// when; it releases what it took.
+func wantFree(t *testing.T, lk lock, how int, when string) {
+	t.Helper()
+	f, err := lk.acquire(how | syscall.LOCK_NB)
 	if err != nil {
-		t.Fatalf("the container lock once the exclusive test ended: %v", err)
+		t.Errorf("the %s (mode %d) %s: %v, want it free", lk.what, how, when, err)
+		return
 	}
 	f.Close()
 }

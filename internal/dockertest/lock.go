@@ -130,26 +130,27 @@ func Alone(t *testing.T) {
 // the container lock exclusive until t ends and leaves the CPU lock alone,
 // so CPU-bound tests of other packages go on meanwhile (Alone would stop
 // them for nothing). It does not mark t parallel. Under a parent that
-// holds it, it holds nothing more.
+// holds it, it holds nothing more and reports false; true when t took it.
 //
 // Each exclusive hold waits for every container test then running to
 // end, with the slots idle behind it: a test with several such cases
 // takes Exclusive once and runs them as subtests.
-func Exclusive(t *testing.T) {
+func Exclusive(t *testing.T) (took bool) {
 	t.Helper()
 	Require(t)
-	takeExclusive(t)
+	return takeExclusive(t)
 }
 
 // takeExclusive is Exclusive's hold: the container lock alone, exclusive.
 // A subtest whose parent holds it exclusive has it already: the parent's
 // cases run in one window of the engine rather than one each.
-func takeExclusive(t *testing.T) {
+func takeExclusive(t *testing.T) (took bool) {
 	t.Helper()
 	if _, mode, ok := holder(t, containerLock); ok && mode == "exclusive" {
-		return
+		return false
 	}
 	take(t, containerLock, syscall.LOCK_EX, "exclusive")
+	return true
 }
 
 // takeAlone is Alone's hold on the machine: the CPU lock, then the

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -36,7 +35,7 @@ func Require(t testing.TB) {
 // SIGTERM, SIGHUP) to the test process removes it too, then exits; a
 // process killed outright leaves a rig whose holder is gone, which the
 // next Up removes first.
-func Start(t testing.TB, images ...string) rig.State {
+func Start(t *testing.T, images ...string) rig.State {
 	t.Helper()
 	Require(t)
 	Lock(t)
@@ -63,19 +62,14 @@ func Start(t testing.TB, images ...string) rig.State {
 // with container tests side by side saw the engine stop answering for
 // minutes; the swarm's changes under other tests' containers are the
 // first suspect, so they no longer overlap. The rig measures no time, so
-// CPU-bound tests go on beside it. A subtest of a test that holds it
-// holds it already (one window for several cases: each hold waits for
+// CPU-bound tests go on beside it. A subtest of a test that holds the
+// engine holds the rig already: no other test that makes a rig can run
+// beside its parent (one window for several cases: each hold waits for
 // the container tests then running to end).
-func Lock(t testing.TB) {
+func Lock(t *testing.T) {
 	t.Helper()
-	locked.Lock()
-	by := locked.by
-	locked.Unlock()
-	if by != "" && strings.HasPrefix(t.Name(), by+"/") {
+	if !dockertest.Exclusive(t) {
 		return
-	}
-	if tt, ok := t.(*testing.T); ok {
-		dockertest.Exclusive(tt)
 	}
 	if err := os.MkdirAll(rig.Dir(), 0o700); err != nil {
 		t.Fatal(err)
@@ -88,23 +82,7 @@ func Lock(t testing.TB) {
 		f.Close()
 		t.Fatal(err)
 	}
-	locked.Lock()
-	locked.by = t.Name()
-	locked.Unlock()
-	t.Cleanup(func() {
-		locked.Lock()
-		locked.by = ""
-		locked.Unlock()
-		f.Close() // closing releases the lock
-	})
-}
-
-// locked names the test of this process that holds the rig's lock: its
-// subtests must not take it again (flock on a second open file of the
-// same process waits for the first).
-var locked struct {
-	sync.Mutex
-	by string
+	t.Cleanup(func() { f.Close() }) // closing releases the lock
 }
 
 // onSignal runs f and exits when the process gets a terminating signal,
