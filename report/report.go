@@ -452,6 +452,5 @@ func typesText(by map[string]int) string {
 }
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"f":  func(x float64) string { return fmt.Sprintf("%.1f", x) },
 	"ms": millis.Of,
 }).Parse(pageTemplate))
