@@ -2,6 +2,7 @@ package outpath
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -107,6 +108,29 @@ func TestWriteFileReplacesARegularFileWhole(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("the directory holds %d entries; want the file alone (no temporary left)", len(entries))
+	}
+}
+
+// A file written in many small pieces, past the buffer several times,
+// arrives whole and in order.
+func TestWriteFileKeepsEveryPieceOfALongWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.html")
+	var want strings.Builder
+	err := WriteFile(path, func(w io.Writer) error {
+		for i := 0; want.Len() < 4*writeBuffer+123; i++ {
+			piece := fmt.Sprintf("<rect n=\"%d\"/>\n", i)
+			want.WriteString(piece)
+			if _, err := io.WriteString(w, piece); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != want.String() {
+		t.Errorf("the file holds %d bytes; want the %d written, in order", len(b), want.Len())
 	}
 }
 
