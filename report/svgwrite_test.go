@@ -58,6 +58,7 @@ func TestPlotMarkupIsWhatTheTemplateWrote(t *testing.T) {
 		}
 		plots[name+" timeline"], plots[name+" whole run"], plots[name+" sequence"] = p.Timeline, p.WholeRun, p.Sequence
 	}
+	page := template.Must(template.New("page").Parse(`<div class="plot">{{.SVG}}</div>`))
 	drawn := 0
 	for name, p := range plots {
 		if p == nil {
@@ -68,7 +69,7 @@ func TestPlotMarkupIsWhatTheTemplateWrote(t *testing.T) {
 			t.Fatalf("%s: reference template: %v", name, err)
 		}
 		var got strings.Builder
-		if err := template.Must(template.New("page").Parse(`<div class="plot">{{.SVG}}</div>`)).Execute(&got, p); err != nil {
+		if err := page.Execute(&got, p); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if got.String() != want.String() {
