@@ -192,7 +192,9 @@ bench-containers: build images ## container figures: silent failure and resume (
 	./$(BIN) run --backend docker --build=false --parallel 1 --repeat 20 scenarios/leader-paused.yaml | sed -n '/^leader-paused:/,$$p'
 	./$(BIN) run --backend docker --build=false --parallel 1 --repeat 10 scenarios/leader-returns-quorum.yaml scenarios/split-brain-no-quorum.yaml | sed -n '/^leader-returns-quorum:/,$$p'
 	./$(BIN) run --backend docker --build=false --parallel 1 --repeat 10 scenarios/scale/bully-32.yaml | sed -n '/^bully-scale-32:/,$$p'
-	./$(BIN) run --backend docker --build=false --parallel 1 --repeat 3 scenarios/scale/bully-64.yaml | sed -n '/^bully-scale-64:/,$$p'
+	@# 64 nodes are more than two cores are admitted to hold (docker.NodesPerCore,
+	@# 16 per core): measured with the override, to see whether this machine holds them.
+	RINGLEADER_NODES_PER_CORE=32 ./$(BIN) run --backend docker --build=false --parallel 1 --repeat 3 scenarios/scale/bully-64.yaml | sed -n '/^bully-scale-64:/,$$p'
 
 # Each benchmark starts its own three-member cluster (the server's image
 # built first when its source changed): failovers 5 times, the probes' CPU

@@ -16,10 +16,10 @@ func TestAdmitRefusesWhatTheMachineCannotHoldAndSaysWhy(t *testing.T) {
 	}{
 		{5, 2, 24 * gib, "", ""},
 		{2 * NodesPerCore, 2, 24 * gib, "", ""},
-		{2*NodesPerCore + 1, 2, 24 * gib, "", "2 CPU(s) × 32 nodes per CPU = 64"},
+		{2*NodesPerCore + 1, 2, 24 * gib, "", "2 CPU(s) × 16 nodes per CPU = 32"},
 		{2*NodesPerCore + 1, 2, 24 * gib, "40", ""},
 		{20, 1, 24 * gib, "16", "Run 16 or fewer"},
-		{128, 2, 24 * gib, "", "Run 64 or fewer"},
+		{128, 2, 24 * gib, "", "Run 32 or fewer"},
 		{20, 1, 24 * gib, "lots", "want a whole number"},
 		{64, 4, 2 * gib, "", "need about 6144 MiB"},
 	} {
@@ -46,7 +46,7 @@ func TestParallelCountsEachRunsNodesAgainstMemoryAndCores(t *testing.T) {
 		{[]int{5, 5, 5, 5, 5, 5}, 2, 16 << 30, 2 * RunsPerCore}, // cores bind
 		{[]int{5, 5, 5, 5, 5, 5}, 0, 16 << 30, RunsPerCore},     // no core count: one core's worth
 		{[]int{5, 64, 5, 3}, 8, 70 * NodeMemory, 2},             // memory: 64+5 fit, 64+5+5 do not
-		{[]int{32, 32, 32, 32}, 2, 16 << 30, 2},                 // nodes: 64 fit on 2 cores, 96 do not
+		{[]int{16, 16, 16, 16}, 2, 16 << 30, 2},                 // nodes: 32 fit on 2 cores, 48 do not
 		{[]int{64}, 2, 10 * NodeMemory, 1},                      // too large alone: still runs (CheckCapacity refuses it)
 		{[]int{100}, 2, 16 << 30, 1},                            // too many nodes alone: likewise
 		{[]int{5, 5}, 2, 0, 2 * RunsPerCore},                    // memory unknown: cores alone
