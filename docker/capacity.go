@@ -19,10 +19,10 @@ import (
 // the same whatever the cluster's size (package routes), so the cluster's
 // steady load grows with its nodes: on one machine of this kind 64 idle
 // nodes' pings alone kept both cores busy and 64 never settled in three
-// runs, while 32 did; on a faster one 64 had settled. The
-// rule is what held on both; RINGLEADER_NODES_PER_CORE admits more on a
-// machine measured to hold them. Memory is the node's own (about 25 MiB),
-// the engine's per container, and the harness's share of the history.
+// runs, while 32 did; on a faster one 64 had settled. The rule is what
+// held on both; RINGLEADER_NODES_PER_CORE admits more on a machine
+// measured to hold them. Memory is the node's own (about 25 MiB), the
+// engine's per container, and the harness's share of the history.
 const (
 	NodesPerCore = 16
 	NodeMemory   = 96 << 20
