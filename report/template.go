@@ -107,9 +107,9 @@ svg text.halo { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-lin
 <div class="legend">
 {{range .Legend}}<span>{{template "swatch" .}}{{.Label}}</span>
 {{end}}</div>
-<div class="plot">{{template "plot" .Timeline}}</div>
+<div class="plot">{{.Timeline.SVG}}</div>
 {{with .WholeRun}}<details class="whole"><summary>The timeline opens where the cluster first settled, {{$.Boot}} after its start; the boot is squeezed into the strip on the left. Show the whole run to scale</summary>
-<div class="plot">{{template "plot" .}}</div></details>{{end}}
+<div class="plot">{{.SVG}}</div></details>{{end}}
 <p class="note">Every time on this page is milliseconds from the first record. <span class="hint">Hover over a bar, a fault or a marker for its exact times.</span></p>
 
 {{if .Steps}}
@@ -158,11 +158,10 @@ svg text.halo { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-lin
 
 <h2>Message sequence</h2>
 {{if .SequenceNote}}<p class="note">{{.SequenceNote}}</p>{{end}}
-{{with .Sequence}}<div class="plot seq">{{template "plot" .}}</div>
+{{with .Sequence}}<div class="plot seq">{{.SVG}}</div>
 <p class="note">Time flows down; each send, receive and fault has a row of its own, in time order (rows are not to scale; the left column gives the offset wherever it changes). Blue: election messages, green: announcements, grey: everything else; a dashed arrow ending in × was never received. The bar on each node's line is the leader it believes in, outlined while it believes it leads, hatched while down, striped while paused; the faults are the horizontal rules.</p>{{end}}
 </main>
 </body>
 </html>
 {{define "swatch"}}<svg width="22" height="14" aria-hidden="true">{{if eq .Kind "swatch"}}<rect x="1" y="1" width="20" height="12" fill="{{.Fill}}"/>{{else if eq .Kind "leader"}}<rect x="2" y="2" width="18" height="10" fill="#ffffff" stroke="{{.Stroke}}" stroke-width="2"/>{{else if eq .Kind "candidate"}}<rect x="1" y="1" width="20" height="12" fill="{{.Fill}}" stroke="#616161" stroke-dasharray="3,2"/><text x="11" y="11" text-anchor="middle" font-size="10" fill="#222">?</text>{{else if eq .Kind "strip"}}<rect x="1" y="3" width="20" height="8" fill="{{.Fill}}" fill-opacity="0.75"/>{{else if eq .Kind "stale"}}<rect x="1" y="3" width="20" height="8" fill="{{.Fill}}" fill-opacity="0.25"/>{{else if eq .Kind "checkpoint"}}<line x1="11" y1="0" x2="11" y2="9" stroke="{{.Stroke}}" stroke-dasharray="1,2"/><circle cx="11" cy="10" r="3" fill="{{.Stroke}}"/>{{else if eq .Kind "marker"}}<circle cx="11" cy="7" r="6" fill="{{.Fill}}"/>{{else if eq .Kind "fold"}}<rect x="1" y="1" width="8" height="12" fill="#d4d4d4"/><line x1="10" y1="13" x2="12" y2="1" stroke="#616161"/><rect x="13" y="1" width="8" height="12" fill="#d4d4d4"/>{{else if eq .Kind "hatch"}}<rect x="1" y="1" width="20" height="12" fill="url(#rl-hatch)" stroke="#bdbdbd"/>{{else if eq .Kind "paused"}}<rect x="1" y="1" width="20" height="12" fill="url(#rl-paused)" stroke="#283593" stroke-dasharray="3,2"/>{{else if eq .Kind "band"}}<rect x="1" y="1" width="20" height="12" fill="{{.Fill}}" fill-opacity="0.18"/>{{else if eq .Kind "line"}}<line x1="11" y1="0" x2="11" y2="14" stroke="{{.Stroke}}" stroke-width="2"/>{{else if eq .Kind "dash"}}<line x1="11" y1="0" x2="11" y2="14" stroke="{{.Stroke}}" stroke-width="2" stroke-dasharray="4,3"/>{{end}}</svg>{{end}}
-{{define "plot"}}{{.SVG}}{{end}}
 `
