@@ -9,6 +9,8 @@ import (
 
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/ringleader-dev/ringleader/internal/neigh"
 )
 
 // What one node costs the machine that runs the engine, measured on
@@ -61,7 +63,7 @@ func checkCapacity(ctx context.Context, cli *testcontainers.DockerClient, n int)
 	// not in a VM of its own (Docker Desktop) or on another machine.
 	_, unix := unixSocket(cli.DaemonHost())
 	local := unix && res.Info.KernelVersion == kernelRelease()
-	return planNeighbours(n, neighbourDir, local, local && writable(neighbourDir))
+	return planNeighbours(n, neighbourDir, local, local && neigh.Writable(neighbourDir, neigh.Soft, neigh.Hard))
 }
 
 // admit is CheckCapacity's rule, for an engine with cpus cores and mem

@@ -3,9 +3,9 @@ package docker
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/ringleader-dev/ringleader/internal/neigh"
 )
 
 // The kernel keeps one neighbour (ARP) table for the whole machine, shared
@@ -23,7 +23,7 @@ import (
 // admits or refuses.
 
 // neighbourDir is where the kernel shows the table's default limits.
-const neighbourDir = "/proc/sys/net/ipv4/neigh/default"
+const neighbourDir = neigh.Dir
 
 // defaultNeighbourHard is the kernel's default gc_thresh3.
 const defaultNeighbourHard = 1024
@@ -52,55 +52,24 @@ func (l neighbourLimits) raisedFor(need int) neighbourLimits {
 }
 
 func readNeighbourLimits(dir string) (neighbourLimits, error) {
-	soft, err := readSysctlInt(filepath.Join(dir, "gc_thresh2"))
+	soft, err := neigh.Read(dir, neigh.Soft)
 	if err != nil {
 		return neighbourLimits{}, err
 	}
-	hard, err := readSysctlInt(filepath.Join(dir, "gc_thresh3"))
+	hard, err := neigh.Read(dir, neigh.Hard)
 	if err != nil {
 		return neighbourLimits{}, err
 	}
 	return neighbourLimits{soft: soft, hard: hard}, nil
 }
 
-func readSysctlInt(path string) (int, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		return 0, fmt.Errorf("%s: %q is not a number", path, strings.TrimSpace(string(b)))
-	}
-	return v, nil
-}
-
-// writable says whether this process may change the limits in dir,
-// without changing them: opening for writing is refused on a read-only
-// /proc/sys (an unprivileged container) and to anyone but root.
-func writable(dir string) bool {
-	for _, f := range []string{"gc_thresh2", "gc_thresh3"} {
-		fh, err := os.OpenFile(filepath.Join(dir, f), os.O_WRONLY, 0)
-		if err != nil {
-			return false
-		}
-		fh.Close()
-	}
-	return true
-}
-
 // writeNeighbourLimits sets the limits in dir: the hard one first, so that
 // the soft one never stands above it.
 func writeNeighbourLimits(dir string, l neighbourLimits) error {
-	for _, s := range []struct {
-		file string
-		v    int
-	}{{"gc_thresh3", l.hard}, {"gc_thresh2", l.soft}} {
-		if err := os.WriteFile(filepath.Join(dir, s.file), []byte(strconv.Itoa(s.v)+"\n"), 0o644); err != nil {
-			return err
-		}
+	if err := neigh.Write(dir, neigh.Hard, l.hard); err != nil {
+		return err
 	}
-	return nil
+	return neigh.Write(dir, neigh.Soft, l.soft)
 }
 
 // neighbourPlan is what a cluster needs of the table: nothing (the zero

@@ -16,6 +16,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ringleader-dev/ringleader/docker/reaper"
+	"github.com/ringleader-dev/ringleader/internal/neigh"
 )
 
 // Down removes what the state file in dir says the rig made, in the
@@ -71,6 +72,13 @@ func Down(ctx context.Context, dir string, log func(string, ...any)) error {
 	}
 	if step(st.Netns, "network namespace "+Netns, func() error { return ignoreMissing(run("ip", "netns", "del", Netns)) }) {
 		st.Netns = false
+	}
+	// Last, once the swarm is left and the second engine gone (no
+	// overlay is set up any more to raise the limits again); else it
+	// stays in the state file for the next Down.
+	if st.Neighbours != nil && !st.SwarmInit && st.PID == 0 &&
+		step(true, "the neighbour table's raise by the overlay driver", func() error { return restoreNeighbours(neigh.Dir, st.Neighbours, logf) }) {
+		st.Neighbours = nil
 	}
 	if len(errs) > 0 {
 		if err := save(dir, st); err != nil {

@@ -24,6 +24,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/ringleader-dev/ringleader/internal/neigh"
 )
 
 // The rig's fixed names: one rig per machine.
@@ -76,6 +78,11 @@ type State struct {
 	Data string `json:"data,omitempty"`
 	// PID is the second dockerd's, once started.
 	PID int `json:"pid,omitempty"`
+	// Neighbours are the kernel's neighbour (ARP) table limits as the
+	// rig found them, read before its first step: the engine's overlay
+	// driver raises them machine-wide when the swarm sets up its ingress
+	// network, and Down puts back what it raised (neighbours.go).
+	Neighbours map[neigh.Threshold]int `json:"neighbours,omitempty"`
 	// SwarmInit: the rig made the first engine a swarm manager.
 	SwarmInit bool `json:"swarm_init,omitempty"`
 	// GWBridgeBefore: docker_gwbridge existed on the first engine before

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ringleader-dev/ringleader/docker/engine"
+	"github.com/ringleader-dev/ringleader/internal/neigh"
 	"github.com/ringleader-dev/ringleader/internal/rig"
 	"github.com/ringleader-dev/ringleader/internal/rig/rigtest"
 )
@@ -35,9 +37,28 @@ func swarmOf(t *testing.T, host string) swarm.Info {
 	return r.Info.Swarm
 }
 
-// assertGone checks that nothing of the rig is left on this machine.
-func assertGone(t *testing.T, first string) {
+// neighbourLimits are the kernel's neighbour table limits, lowest first.
+func neighbourLimits(t *testing.T) []int {
 	t.Helper()
+	var out []int
+	for _, th := range neigh.All {
+		v, err := neigh.Read(neigh.Dir, th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// assertGone checks that nothing of the rig is left on this machine,
+// the neighbour table's limits being what they were before (the engine's
+// overlay driver raises them when the swarm sets up its ingress).
+func assertGone(t *testing.T, first string, neighboursBefore []int) {
+	t.Helper()
+	if got := neighbourLimits(t); !slices.Equal(got, neighboursBefore) {
+		t.Errorf("the neighbour table's limits are %v after down, want %v as before up", got, neighboursBefore)
+	}
 	if s := swarmOf(t, first).LocalNodeState; s != swarm.LocalNodeStateInactive {
 		t.Errorf("the first engine's swarm state is %q after down, want inactive", s)
 	}
@@ -77,6 +98,7 @@ func TestRig(t *testing.T) {
 // down leaves nothing.
 func joinsTwoEnginesAndDownRemovesAll(t *testing.T) {
 	ctx := context.Background()
+	neighbours := neighbourLimits(t)
 	st, err := rig.Up(ctx, rig.Config{Log: t.Logf})
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +126,7 @@ func joinsTwoEnginesAndDownRemovesAll(t *testing.T) {
 	if err := rig.Down(ctx, rig.Dir(), t.Logf); err != nil {
 		t.Fatal(err)
 	}
-	assertGone(t, st.First)
+	assertGone(t, st.First, neighbours)
 	if err := engine.SameSwarm(ctx, []engine.Engine{{Host: st.First}}); !errors.Is(err, engine.ErrNotOneSwarm) || !strings.Contains(err.Error(), "is not in a swarm") {
 		t.Errorf("an engine out of any swarm: %v, want ErrNotOneSwarm naming it", err)
 	}
@@ -121,12 +143,13 @@ func interruptedUpRemovesWhatItMade(t *testing.T) {
 			cancel()
 		}
 	}
+	neighbours := neighbourLimits(t)
 	_, err := rig.Up(ctx, rig.Config{Log: logf})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("up: %v, want it interrupted", err)
 	}
 	e, _ := engine.Resolve()
-	assertGone(t, e.Host)
+	assertGone(t, e.Host, neighbours)
 }
 
 // refusesASwarmItDidNotMake: an engine already in a swarm is left as it

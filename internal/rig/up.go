@@ -15,6 +15,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ringleader-dev/ringleader/docker/engine"
+	"github.com/ringleader-dev/ringleader/internal/neigh"
 )
 
 // Up makes the rig and returns its state. When anything fails, or ctx
@@ -27,7 +28,7 @@ func Up(ctx context.Context, cfg Config) (State, error) {
 	if err != nil {
 		return State{}, err
 	}
-	st := State{First: first.Host, Holder: cfg.Holder}
+	st := State{First: first.Host, Holder: cfg.Holder, Neighbours: readNeighbours(neigh.Dir)}
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return State{}, fmt.Errorf("rig: %w", err)
 	}
