@@ -2,6 +2,8 @@ package harness
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ringleader-dev/ringleader/chaos"
@@ -72,18 +74,30 @@ func TestOpeningFaultsComeBeforeTheGateOpens(t *testing.T) {
 	}
 }
 
-// TestAScenarioThatOpensWithAWaitIsNotGated: nothing to put first, no
-// gate; and a backend that is no Gate runs a scenario that opens with
-// faults as before.
-func TestAScenarioThatOpensWithAWaitIsNotGated(t *testing.T) {
+// TestAScenarioThatOpensWithAWaitIsGatedAndOpenedFirst: nothing to put
+// first, yet the machines still start together, once every node has
+// booted: the gate opens before the first step, with its mark first in
+// the history's steps. A backend that is no Gate runs a scenario that
+// opens with faults as before.
+func TestAScenarioThatOpensWithAWaitIsGatedAndOpenedFirst(t *testing.T) {
 	g := &gatedFake{fakeBackend: newFake()}
-	if _, err := Run(context.Background(), mustParse(t, crash), g, Options{Store: t.TempDir(), Seed: 1}); err != nil {
+	res, err := Run(context.Background(), mustParse(t, crash), g, Options{Store: t.TempDir(), Seed: 1})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if g.gated || g.opens != 0 {
-		t.Fatalf("gated %v, opened %d times, for a scenario that opens with a wait", g.gated, g.opens)
+	if !g.gated || g.opens != 1 || g.appliedAtOpen != 0 {
+		t.Fatalf("gated %v, opened %d times with %d faults in force; want gated and opened once, before any fault", g.gated, g.opens, g.appliedAtOpen)
 	}
-	res, err := Run(context.Background(), mustParse(t, opensWithFaults), newFake(), Options{Store: t.TempDir(), Seed: 1})
+	var marks []string
+	for _, r := range res.records {
+		if r.Kind == history.KindMark {
+			marks = append(marks, r.Note)
+		}
+	}
+	if i := slices.Index(marks, GateMark); i < 0 || i+1 >= len(marks) || !strings.HasPrefix(marks[i+1], "step 1/") {
+		t.Fatalf("marks %q: want the gate's mark right before step 1's", marks)
+	}
+	res, err = Run(context.Background(), mustParse(t, opensWithFaults), newFake(), Options{Store: t.TempDir(), Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

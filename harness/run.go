@@ -153,11 +153,19 @@ func Run(ctx context.Context, sc *scenario.Scenario, backend chaos.Backend, opts
 		System: sc.Cluster.System, SystemOptions: sc.Cluster.SystemOptions, Placement: sc.Cluster.Placement,
 	}
 	if gate, ok := backend.(chaos.Gate); ok && sc.Cluster.System == nil {
-		// A real server cannot be held back: its opening faults still
-		// race its first election (docs/scenarios.md).
-		if r.opening = openingFaults(sc.Steps); r.opening > 0 {
-			spec.Gated, r.gate = true, gate
-		}
+		// Every machine starts once every node has booted and the
+		// opening faults are in force, as every machine starts at time
+		// zero in the simulator. A node that booted alone, seconds
+		// before its peers (a busy engine starts containers slowly),
+		// elected alone, was told its peers were gone (no responders),
+		// and a hint stands until the peer speaks to it: a follower
+		// that never hears from two of its higher peers still counts
+		// them gone when a partition cuts the rest away, and leads at
+		// once (bridge, docs/harness.md). A real server cannot be held
+		// back: its opening faults still race its first election
+		// (docs/scenarios.md).
+		spec.Gated, r.gate = true, gate
+		r.opening = openingFaults(sc.Steps)
 	}
 	r.mark("start cluster " + spec.Name)
 	if err := backend.Start(ctx, spec, sink); err != nil {
@@ -225,6 +233,11 @@ func (r *runner) progress(format string, args ...any) {
 // the history is still recorded and judged.
 func (r *runner) steps(ctx context.Context) error {
 	n := len(r.sc.Steps)
+	if r.gate != nil && r.opening == 0 {
+		if err := r.openGate(ctx); err != nil { // nothing to put first
+			return err
+		}
+	}
 	for i, st := range r.sc.Steps {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("interrupted before step %d: %w", i+1, err)
@@ -277,7 +290,7 @@ func (r *runner) steps(ctx context.Context) error {
 
 // GateMark is the note of the mark the harness records when a gated run's
 // nodes start electing, the scenario's opening faults in force.
-const GateMark = "gate open: the opening faults are in force, the nodes start electing"
+const GateMark = "gate open: every node booted, the opening faults (if any) in force; the nodes start electing"
 
 // openingFaults is how many steps, from the first, inject or heal faults:
 // the faults a scenario opens with, in force before its first election.
@@ -291,7 +304,7 @@ func openingFaults(steps []scenario.Step) int {
 }
 
 // openGate starts the machines of a gated run (chaos.Gate) once its
-// opening faults are in force.
+// opening faults, if any, are in force.
 func (r *runner) openGate(ctx context.Context) error {
 	r.mark(GateMark)
 	t0 := r.b.Now()
@@ -299,7 +312,9 @@ func (r *runner) openGate(ctx context.Context) error {
 		r.mark("gate not opened: " + err.Error())
 		return fmt.Errorf("starting the nodes' machines after the %d opening fault step(s): %w", r.opening, err)
 	}
-	r.progress("opening faults in force: the nodes start electing (%s)", millis.Of(r.b.Now().Sub(t0)))
+	if r.opening > 0 {
+		r.progress("opening faults in force: the nodes start electing (%s)", millis.Of(r.b.Now().Sub(t0)))
+	}
 	return nil
 }
 
