@@ -18,6 +18,7 @@ import (
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/harness"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/internal/keptstore"
 	"github.com/ringleader-dev/ringleader/internal/rig/rigtest"
 	"github.com/ringleader-dev/ringleader/scenario"
 )
@@ -66,7 +67,7 @@ func twoEnginesScenario(ctx context.Context, t *testing.T, es []engine.Engine, i
 		t.Fatal(err)
 	}
 	b := docker.New(docker.WithImage(image), docker.WithBuild(false), docker.WithEngines(es), docker.WithProgress(testWriter{t}))
-	res, err := harness.Run(ctx, sc, b, harness.Options{Store: store(t), Seed: 1, Progress: testWriter{t}})
+	res, err := harness.Run(ctx, sc, b, harness.Options{Store: keptstore.For(t), Seed: 1, Progress: testWriter{t}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ringleader-dev/ringleader/harness"
 	"github.com/ringleader-dev/ringleader/history"
 	"github.com/ringleader-dev/ringleader/internal/dockertest"
+	"github.com/ringleader-dev/ringleader/internal/keptstore"
 )
 
 // TestShippedScenariosPassInContainers runs every shipped scenario once in
@@ -40,7 +41,7 @@ func TestShippedScenariosPassInContainers(t *testing.T) {
 		t.Run(sc.Name, func(t *testing.T) {
 			dockertest.Parallel(t)
 			b := docker.New(docker.WithBuild(false))
-			res, err := harness.Run(ctx, sc, b, harness.Options{Store: store(t), Seed: 1, Progress: testWriter{t}})
+			res, err := harness.Run(ctx, sc, b, harness.Options{Store: keptstore.For(t), Seed: 1, Progress: testWriter{t}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 	_ "github.com/ringleader-dev/ringleader/election/bully"
 	"github.com/ringleader-dev/ringleader/harness"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/internal/keptstore"
 	"github.com/ringleader-dev/ringleader/scenario"
 	"github.com/ringleader-dev/ringleader/sim"
 )
@@ -48,7 +49,7 @@ func TestShippedScenariosPassInTheSimulator(t *testing.T) {
 		t.Run(sc.Name, func(t *testing.T) {
 			for rep := 1; rep <= sc.Repeat; rep++ {
 				res, err := harness.Run(context.Background(), sc, &sim.Backend{}, harness.Options{
-					Store: store(t), Seed: int64(rep), Rep: rep, Reps: sc.Repeat, Progress: testWriter{t},
+					Store: keptstore.For(t), Seed: int64(rep), Rep: rep, Reps: sc.Repeat, Progress: testWriter{t},
 				})
 				if err != nil {
 					t.Fatal(err)
@@ -167,32 +168,6 @@ func afterFirstHeal(recs []history.Record) []history.Record {
 	return nil
 }
 
-// store is RINGLEADER_STORE when set (to keep the runs for inspection),
-// else a directory of its own under the system's temporary directory that
-// is removed when t passes and kept, with its path logged, when t fails:
-// a run that failed once in twenty on a loaded machine is diagnosed from
-// its history or not at all, and t.TempDir would delete it with the test.
-func store(t *testing.T) string {
-	t.Helper()
-	if s := os.Getenv("RINGLEADER_STORE"); s != "" {
-		return s
-	}
-	dir, err := os.MkdirTemp("", "ringleader-test-runs-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("kept the run directories of this failed test in %s", dir)
-			return
-		}
-		if err := os.RemoveAll(dir); err != nil {
-			t.Errorf("remove the run directories: %v", err)
-		}
-	})
-	return dir
-}
-
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) {
@@ -244,7 +219,7 @@ func TestBridgeHoldsThroughAStalledNode(t *testing.T) {
 			failed := 0
 			for seed := int64(1); seed <= 20; seed++ {
 				res, err := harness.Run(context.Background(), sc, &sim.Backend{}, harness.Options{
-					Store: store(t), Seed: seed, Rep: int(seed), Reps: 20, Progress: testWriter{t},
+					Store: keptstore.For(t), Seed: seed, Rep: int(seed), Reps: 20, Progress: testWriter{t},
 				})
 				if err != nil {
 					t.Fatal(err)

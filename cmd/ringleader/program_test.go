@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ringleader-dev/ringleader/internal/dockertest"
+	"github.com/ringleader-dev/ringleader/internal/keptstore"
 	"github.com/ringleader-dev/ringleader/scenario"
 )
 
@@ -121,7 +122,7 @@ func TestEveryExampleScenarioRunsAsShipped(t *testing.T) {
 		for _, backend := range []string{"sim", "docker"} {
 			t.Run(sc.Name+"/"+backend, func(t *testing.T) {
 				needs(t, sc, backend)
-				args := []string{"run", "--backend", backend, rel, "--store", t.TempDir()}
+				args := []string{"run", "--backend", backend, rel, "--store", keptstore.For(t)}
 				cmd := exec.Command(binary, args...)
 				cmd.Dir = "../.."
 				out, err := cmd.CombinedOutput()
