@@ -240,19 +240,10 @@ func (b *Backend) stopReaper(ctx context.Context, cli client.APIClient, slot **w
 	case <-w.out:
 	case <-wctx.Done():
 	}
-	// AutoRemove follows the exit; wait for it rather than race it.
-	for {
-		_, err := cli.ContainerInspect(wctx, w.id, client.ContainerInspectOptions{})
-		if isNotFound(err) {
-			return false, nil
-		}
-		if wctx.Err() != nil {
-			break
-		}
-		select {
-		case <-wctx.Done():
-		case <-time.After(50 * time.Millisecond):
-		}
+	// AutoRemove follows the exit; wait for it rather than race it (to
+	// its very end: out of the engine's list, which the look below reads).
+	if reaper.AwaitRemoved(wctx, cli, w.id) == nil {
+		return false, nil
 	}
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer rcancel()
