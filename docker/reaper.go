@@ -308,6 +308,18 @@ func (b *Backend) finishClose(ctx context.Context, cli client.APIClient, run str
 	if err != nil {
 		errs = append(errs, err)
 	}
+	if !reaping && ctx.Err() == nil {
+		// One more sweep, the reaper included: a reaper the engine still
+		// lists once stopReaper is done (twice in CI on a starved
+		// engine, 2026-11-28, the cause not found) goes before the look
+		// rather than being reported as left. A reaper left to go on
+		// removing the run (reaping) is not touched.
+		if rm, err := (reaper.Sweep{Run: run}).Do(ctx, cli); err != nil {
+			errs = append(errs, err)
+		} else if l := rm.Lines(); len(l) > 0 {
+			b.logf("run %s: removed at the last %s", run, strings.Join(l, ", "))
+		}
+	}
 	var late time.Duration // the budget, when the steps ran past it
 	if dl, ok := ctx.Deadline(); ok && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		late = dl.Sub(t0)
