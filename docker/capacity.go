@@ -63,7 +63,7 @@ func checkCapacity(ctx context.Context, cli *testcontainers.DockerClient, n int)
 	// not in a VM of its own (Docker Desktop) or on another machine.
 	_, unix := unixSocket(cli.DaemonHost())
 	local := unix && res.Info.KernelVersion == kernelRelease()
-	return planNeighbours(n, neighbourDir, local, local && neigh.Writable(neighbourDir, neigh.Soft, neigh.Hard))
+	return planNeighbours(n, neigh.Dir, local, local && neigh.Writable(neigh.Dir, neigh.Soft, neigh.Hard))
 }
 
 // admit is CheckCapacity's rule, for an engine with cpus cores and mem

@@ -22,9 +22,6 @@ import (
 // 32 nodes (992 entries) pass on the defaults, so only the hard limit
 // admits or refuses.
 
-// neighbourDir is where the kernel shows the table's default limits.
-const neighbourDir = neigh.Dir
-
 // defaultNeighbourHard is the kernel's default gc_thresh3.
 const defaultNeighbourHard = 1024
 

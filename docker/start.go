@@ -22,6 +22,7 @@ import (
 	"github.com/ringleader-dev/ringleader/chaos"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/history"
+	"github.com/ringleader-dev/ringleader/internal/neigh"
 	"github.com/ringleader-dev/ringleader/trust"
 )
 
@@ -60,7 +61,7 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 	}
 	plan, err := checkCapacity(ctx, cli, len(spec.Members))
 	if err == nil {
-		err = plan.apply(neighbourDir, b.warnf)
+		err = plan.apply(neigh.Dir, b.warnf)
 	}
 	if err != nil {
 		cli.Close()

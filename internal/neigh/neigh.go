@@ -52,6 +52,19 @@ func Read(dir string, th Threshold) (int, error) {
 	return v, nil
 }
 
+// ReadAll is every threshold in dir, or the first error.
+func ReadAll(dir string) (map[Threshold]int, error) {
+	out := make(map[Threshold]int, len(All))
+	for _, th := range All {
+		v, err := Read(dir, th)
+		if err != nil {
+			return nil, err
+		}
+		out[th] = v
+	}
+	return out, nil
+}
+
 // Write sets threshold th in dir to v.
 func Write(dir string, th Threshold, v int) error {
 	return os.WriteFile(filepath.Join(dir, string(th)), []byte(strconv.Itoa(v)+"\n"), 0o644)

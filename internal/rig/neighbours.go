@@ -14,20 +14,6 @@ import (
 // the raise outlives the swarm and the rig unless the rig puts it back.
 var overlayRaise = map[neigh.Threshold]int{neigh.Min: 8192, neigh.Soft: 49152, neigh.Hard: 65536}
 
-// readNeighbours are the limits in dir, nil when any cannot be read (a
-// /proc without them: there is then nothing the rig could put back).
-func readNeighbours(dir string) map[neigh.Threshold]int {
-	out := map[neigh.Threshold]int{}
-	for _, th := range neigh.All {
-		v, err := neigh.Read(dir, th)
-		if err != nil {
-			return nil
-		}
-		out[th] = v
-	}
-	return out
-}
-
 // restoreNeighbours puts the limits in dir back to before, each one that
 // the overlay driver raised: a limit that now holds another value was set
 // by something else since (the docker backend raises two for a large

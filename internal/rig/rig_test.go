@@ -3,9 +3,9 @@ package rig_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"testing"
 
@@ -37,26 +37,22 @@ func swarmOf(t *testing.T, host string) swarm.Info {
 	return r.Info.Swarm
 }
 
-// neighbourLimits are the kernel's neighbour table limits, lowest first.
-func neighbourLimits(t *testing.T) []int {
+// neighbourLimits are the kernel's neighbour table limits.
+func neighbourLimits(t *testing.T) map[neigh.Threshold]int {
 	t.Helper()
-	var out []int
-	for _, th := range neigh.All {
-		v, err := neigh.Read(neigh.Dir, th)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, v)
+	l, err := neigh.ReadAll(neigh.Dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return l
 }
 
 // assertGone checks that nothing of the rig is left on this machine,
 // the neighbour table's limits being what they were before (the engine's
 // overlay driver raises them when the swarm sets up its ingress).
-func assertGone(t *testing.T, first string, neighboursBefore []int) {
+func assertGone(t *testing.T, first string, neighboursBefore map[neigh.Threshold]int) {
 	t.Helper()
-	if got := neighbourLimits(t); !slices.Equal(got, neighboursBefore) {
+	if got := neighbourLimits(t); !maps.Equal(got, neighboursBefore) {
 		t.Errorf("the neighbour table's limits are %v after down, want %v as before up", got, neighboursBefore)
 	}
 	if s := swarmOf(t, first).LocalNodeState; s != swarm.LocalNodeStateInactive {

@@ -28,7 +28,10 @@ func Up(ctx context.Context, cfg Config) (State, error) {
 	if err != nil {
 		return State{}, err
 	}
-	st := State{First: first.Host, Holder: cfg.Holder, Neighbours: readNeighbours(neigh.Dir)}
+	st := State{First: first.Host, Holder: cfg.Holder}
+	if l, err := neigh.ReadAll(neigh.Dir); err == nil {
+		st.Neighbours = l // unreadable (a /proc without them): nothing to put back
+	}
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return State{}, fmt.Errorf("rig: %w", err)
 	}
