@@ -298,9 +298,9 @@ func AwaitRemoved(ctx context.Context, cli client.APIClient, id string) error {
 // ContainerUnlisted says whether the engine's container list no longer
 // holds id: the last step of a removal. Docker 20.10 forgets a container
 // by ID (inspect answers "not found") a step before it drops it from the
-// list, and on a starved engine a look at the list in between found a
-// run's reaper still there after Close had seen it gone (CI,
-// 2026-11-28). An engine that does not answer says nothing, so false.
+// list, and what is left of a run is judged by the list (Left), so a
+// removal counts as done only here. An engine that does not answer says
+// nothing, so false.
 func ContainerUnlisted(ctx context.Context, cli client.APIClient, id string) bool {
 	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("id", id)})
 	return err == nil && len(cs.Items) == 0
