@@ -363,11 +363,23 @@ func (b *Board) SetState(id election.NodeID, container string, s State, isolated
 	return append(out, b.checkAlarm(at)...)
 }
 
-// SetEngine records which engine holds node id's container (a cluster
-// across engines). It is part of every status that follows and is no
-// change of its own: it comes with the node's first input.
-func (b *Board) SetEngine(id election.NodeID, engine string) {
-	b.node(id).status.Engine = engine
+// Locate records where node id runs: its container's name, when the
+// board knows none yet, and, for a cluster across engines, the engine
+// that holds it (empty leaves what is known). Every input names its
+// node's container, so the board shows it from the node's first line,
+// even when the engine no longer remembers the container's start (it
+// keeps its last few hundred events) and the container's state comes
+// only once the past is replayed; a container renamed since is the
+// container state's to say (SetState). It is part of every status that
+// follows and is no change of its own.
+func (b *Board) Locate(id election.NodeID, container, engine string) {
+	st := &b.node(id).status
+	if st.Container == "" {
+		st.Container = container
+	}
+	if engine != "" {
+		st.Engine = engine
+	}
 }
 
 // Engines says whether the nodes' engines are known: the cluster spans

@@ -306,6 +306,29 @@ func TestBoardStateChangesOnlyWhenDifferent(t *testing.T) {
 	}
 }
 
+// TestBoardNamesTheContainerFromTheFirstLine: a node's log lines name
+// its container, so the board shows the name before any container state
+// comes (the engine may have forgotten the container's start); a later
+// state that names another container (a renamed one) is a change.
+func TestBoardNamesTheContainerFromTheFirstLine(t *testing.T) {
+	b := NewBoard(0)
+	n := &nodeLog{id: 2}
+	Input{Node: 2, Container: "rl-r-node2", Line: n.boot_(0, "b2"), Logged: t0}.Feed(b)
+	Input{Node: 2, Container: "rl-r-node2", Line: n.view(time.Millisecond, 2, 1, election.Leader), Logged: t0}.Feed(b)
+	if s := statusOf(t, b, 2, t0.Add(time.Second)); s.Container != "rl-r-node2" || s.State != Running || s.Leader != 2 {
+		t.Fatalf("after two lines node 2 shows %+v", s)
+	}
+	if cs := (Input{Node: 2, Container: "rl-r-node2", State: Running, Logged: t0.Add(time.Second)}).Feed(b); cs != nil {
+		t.Errorf("the state the lines implied is not news: %v", kinds(cs))
+	}
+	if cs := (Input{Node: 2, Container: "rl-s-node2", State: Running, Logged: t0.Add(2 * time.Second)}).Feed(b); len(cs) != 1 {
+		t.Errorf("a renamed container: %v", kinds(cs))
+	}
+	if s := statusOf(t, b, 2, t0.Add(2*time.Second)); s.Container != "rl-s-node2" {
+		t.Errorf("after the rename node 2 shows container %q", s.Container)
+	}
+}
+
 // note writes a line a node logs when the harness changed its clock or its
 // drop set: no seq (docs/logs.md).
 func (l *nodeLog) note(at time.Duration, event, extra string) []byte {

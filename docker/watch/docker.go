@@ -62,9 +62,7 @@ type Input struct {
 
 // Feed applies in to b and returns what changed.
 func (in Input) Feed(b *Board) []Change {
-	if in.Engine != "" {
-		b.SetEngine(in.Node, in.Engine)
-	}
+	b.Locate(in.Node, in.Container, in.Engine)
 	if in.Line != nil {
 		return b.Line(in.Node, in.Line, in.Logged)
 	}

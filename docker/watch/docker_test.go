@@ -115,6 +115,7 @@ func TestFollowRealContainers(t *testing.T) {
 	await("both view 2", func() bool {
 		return node(1).Leader == 2 && node(1).Role == election.Follower && node(2).Role == election.Leader && node(1).SentPerSec+node(1).RecvPerSec > 0
 	})
+	// The lines that said so named their containers.
 	if s := node(2); s.State != Running || s.Container != netName+"-node2" {
 		t.Fatalf("node 2: %+v", s)
 	}
