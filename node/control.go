@@ -36,9 +36,10 @@ var refusedWhileWaiting func()
 // its reason.
 //
 // wait is how long a node that does not listen yet is waited for: a node
-// logs its boot line before it subscribes to its control subject, so a
-// sender that acts on the boot line (the harness, after a restart) can be
-// a moment early. With 0, a node that does not listen is ErrNotListening
+// logs its boot line before its NATS server accepts connections and
+// before it subscribes to its control subject, so a sender that acts on
+// the boot line (the harness, after a restart or to open the gate) can be
+// a moment early for either. With 0, a node that does not listen is ErrNotListening
 // at once, which is what a person who typed a wrong ID wants to hear.
 func SendControl(ctx context.Context, url, cluster, secret string, id election.NodeID, c control.Request, wait time.Duration) (control.Reply, error) {
 	req, err := control.Encode(c)
@@ -50,13 +51,13 @@ func SendControl(ctx context.Context, url, cluster, secret string, id election.N
 		ctx, cancel = context.WithTimeout(ctx, wait+control.Timeout)
 		defer cancel()
 	}
-	nc, err := nats.Connect(url, nats.UserInfo(trust.ControlUser, secret), nats.Name("ringleader-control"), nats.NoReconnect())
+	listenBy := time.Now().Add(wait)
+	nc, err := connectControl(ctx, url, secret, listenBy)
 	if err != nil {
 		return control.Reply{}, fmt.Errorf("control: connect to %s as %s: %w", url, trust.ControlUser, err)
 	}
 	defer nc.Close()
 	subject := trust.ControlSubject(cluster, int(id))
-	listenBy := time.Now().Add(wait)
 	msg, err := nc.RequestWithContext(ctx, subject, req)
 	for errors.Is(err, nats.ErrNoResponders) && time.Now().Before(listenBy) {
 		// The server answers "no responders" at once: try again a
@@ -84,4 +85,25 @@ func SendControl(ctx context.Context, url, cluster, secret string, id election.N
 		return r, fmt.Errorf("control: node %d refused %s: %s", id, c, r.Error)
 	}
 	return r, nil
+}
+
+// connectControl logs in as the control account. A server that refuses
+// the connection outright (nats.ErrNoServers: nothing listens on url
+// yet) is tried again every listenRetry until listenBy; any other error,
+// a wrong secret among them, is returned at once.
+func connectControl(ctx context.Context, url, secret string, listenBy time.Time) (*nats.Conn, error) {
+	for {
+		nc, err := nats.Connect(url, nats.UserInfo(trust.ControlUser, secret), nats.Name("ringleader-control"), nats.NoReconnect())
+		if err == nil || !errors.Is(err, nats.ErrNoServers) || !time.Now().Before(listenBy) {
+			return nc, err
+		}
+		if refusedWhileWaiting != nil {
+			refusedWhileWaiting()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(listenRetry):
+		}
+	}
 }

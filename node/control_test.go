@@ -266,6 +266,53 @@ func TestControlWaitsForANodeThatIsStarting(t *testing.T) {
 	}
 }
 
+// TestControlWaitsForTheServerOfANodeThatIsStarting: a node logs its
+// boot line before its NATS server listens, so a request sent on that
+// line to the node's own server (the harness's, inside its container)
+// may find nothing listening; one that may wait connects once the server
+// is up and is answered, and one that may not says at once that it
+// cannot connect.
+func TestControlWaitsForTheServerOfANodeThatIsStarting(t *testing.T) {
+	c := newTestCluster(t, testAlgorithm, 1)
+	cfg := c.config(1)
+	cfg.ClientPort = freePort(t)
+	url := fmt.Sprintf("nats://127.0.0.1:%d", cfg.ClientPort)
+	if _, err := SendControl(context.Background(), url, "test", c.secret, 1, control.SetRate(2), 0); !errors.Is(err, nats.ErrNoServers) {
+		t.Fatalf("a request that may not wait, with no server: %v, want nats.ErrNoServers", err)
+	}
+	refused := make(chan struct{}, 1)
+	refusedWhileWaiting = func() {
+		select {
+		case refused <- struct{}{}:
+		default:
+		}
+	}
+	t.Cleanup(func() { refusedWhileWaiting = nil })
+	answered := make(chan error, 1)
+	go func() {
+		_, err := SendControl(context.Background(), url, "test", c.secret, 1, control.SetRate(2), time.Minute)
+		answered <- err
+	}()
+	select {
+	case <-refused: // nothing listens yet, and the sender keeps trying
+	case err := <-answered:
+		t.Fatalf("a request that may wait a minute for node 1's server ended before it started: %v", err)
+	}
+	n, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	c.nodes[1] = n
+	c.mu.Unlock()
+	if err := <-answered; err != nil {
+		t.Fatalf("a request that waits for node 1's server: %v", err)
+	}
+	if r := c.control(1, control.DropFrom()); r.Rate != 2 {
+		t.Fatalf("node 1 after the waited request runs its clock at %v, want 2", r.Rate)
+	}
+}
+
 // TestAStartingClockRateHolds: a node started with a clock rate (a
 // restarted container keeping its fault) says so in its boot line and
 // runs its clock at that rate from the start.

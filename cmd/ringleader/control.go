@@ -36,7 +36,7 @@ func runControl(args []string) int {
 	holdFrom := fs.String("hold-from", "", "replace the node's hold set: the IDs whose messages it holds on arrival until a later set no longer names them, comma-separated; empty holds nothing (and delivers what was held)")
 	start := fs.Bool("start", false, "start the election machine of a node that booted gated (RINGLEADER_GATED), after the rest of the request; a node that runs already takes it as done")
 	timeout := fs.Duration("timeout", control.Timeout, "how long to wait for the node's answer")
-	wait := fs.Duration("wait", 0, "how long to wait first for a node that is starting to listen on its control subject (it logs its boot line before it does); 0: a node that does not listen is an error at once")
+	wait := fs.Duration("wait", 0, "how long to wait first for a node that is starting to listen: for its NATS server and its control subject (it logs its boot line before either); 0: a node that does not listen is an error at once")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: ringleader control --node ID [--clock-rate R | --clock-jump D] [--drop-from IDS] [--hold-from IDS] [--start] [flags]\n\n"+
 			"Logs in as the control account and asks one node to change its clock, its\n"+
