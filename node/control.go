@@ -59,16 +59,9 @@ func SendControl(ctx context.Context, url, cluster, secret string, id election.N
 	defer nc.Close()
 	subject := trust.ControlSubject(cluster, int(id))
 	msg, err := nc.RequestWithContext(ctx, subject, req)
-	for errors.Is(err, nats.ErrNoResponders) && time.Now().Before(listenBy) {
-		// The server answers "no responders" at once: try again a
-		// little later, until the node subscribes or wait is over.
-		if refusedWhileWaiting != nil {
-			refusedWhileWaiting()
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(listenRetry):
-		}
+	// The server answers "no responders" at once: try again a little
+	// later, until the node subscribes or wait is over.
+	for errors.Is(err, nats.ErrNoResponders) && retryLater(ctx, listenBy) {
 		msg, err = nc.RequestWithContext(ctx, subject, req)
 	}
 	switch {
@@ -94,16 +87,26 @@ func SendControl(ctx context.Context, url, cluster, secret string, id election.N
 func connectControl(ctx context.Context, url, secret string, listenBy time.Time) (*nats.Conn, error) {
 	for {
 		nc, err := nats.Connect(url, nats.UserInfo(trust.ControlUser, secret), nats.Name("ringleader-control"), nats.NoReconnect())
-		if err == nil || !errors.Is(err, nats.ErrNoServers) || !time.Now().Before(listenBy) {
+		if err == nil || !errors.Is(err, nats.ErrNoServers) || !retryLater(ctx, listenBy) {
 			return nc, err
 		}
-		if refusedWhileWaiting != nil {
-			refusedWhileWaiting()
-		}
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(listenRetry):
-		}
+	}
+}
+
+// retryLater is the pause before trying again what a starting node was
+// not ready for: it reports false at once when listenBy has passed, else
+// after listenRetry, or false when ctx ends first.
+func retryLater(ctx context.Context, listenBy time.Time) bool {
+	if !time.Now().Before(listenBy) {
+		return false
+	}
+	if refusedWhileWaiting != nil {
+		refusedWhileWaiting()
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(listenRetry):
+		return true
 	}
 }
