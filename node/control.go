@@ -54,7 +54,11 @@ func SendControl(ctx context.Context, url, cluster, secret string, id election.N
 	listenBy := time.Now().Add(wait)
 	nc, err := connectControl(ctx, url, secret, listenBy)
 	if err != nil {
-		return control.Reply{}, fmt.Errorf("control: connect to %s as %s: %w", url, trust.ControlUser, err)
+		waited := ""
+		if wait > 0 && errors.Is(err, nats.ErrNoServers) {
+			waited = fmt.Sprintf(" (nothing listened there within the %v waited)", wait)
+		}
+		return control.Reply{}, fmt.Errorf("control: connect to %s as %s: %w%s", url, trust.ControlUser, err, waited)
 	}
 	defer nc.Close()
 	subject := trust.ControlSubject(cluster, int(id))

@@ -280,6 +280,10 @@ func TestControlWaitsForTheServerOfANodeThatIsStarting(t *testing.T) {
 	if _, err := SendControl(context.Background(), url, "test", c.secret, 1, control.SetRate(2), 0); !errors.Is(err, nats.ErrNoServers) {
 		t.Fatalf("a request that may not wait, with no server: %v, want nats.ErrNoServers", err)
 	}
+	_, err := SendControl(context.Background(), url, "test", c.secret, 1, control.SetRate(2), 100*time.Millisecond)
+	if !errors.Is(err, nats.ErrNoServers) || !strings.Contains(err.Error(), "within the 100ms waited") {
+		t.Fatalf("a request that waits 100ms, with no server all along: %v, want nats.ErrNoServers and the wait named", err)
+	}
 	refused := make(chan struct{}, 1)
 	refusedWhileWaiting = func() {
 		select {
