@@ -141,6 +141,19 @@ func (c *testCluster) start(ids ...election.NodeID) {
 	}
 }
 
+// startConfig starts one node with a config a test has changed (from
+// c.config).
+func (c *testCluster) startConfig(cfg Config) {
+	c.t.Helper()
+	n, err := Start(context.Background(), cfg)
+	if err != nil {
+		c.t.Fatalf("start node %d: %v", cfg.ID, err)
+	}
+	c.mu.Lock()
+	c.nodes[cfg.ID] = n
+	c.mu.Unlock()
+}
+
 func (c *testCluster) startAll() {
 	ids := make([]election.NodeID, len(c.peers))
 	for i, p := range c.peers {

@@ -39,8 +39,9 @@ var refusedWhileWaiting func()
 // logs its boot line before its NATS server accepts connections and
 // before it subscribes to its control subject, so a sender that acts on
 // the boot line (the harness, after a restart or to open the gate) can be
-// a moment early for either. With 0, a node that does not listen is ErrNotListening
-// at once, which is what a person who typed a wrong ID wants to hear.
+// a moment early for either. With 0, a node that does not listen is
+// ErrNotListening at once, which is what a person who typed a wrong ID
+// wants to hear.
 func SendControl(ctx context.Context, url, cluster, secret string, id election.NodeID, c control.Request, wait time.Duration) (control.Reply, error) {
 	req, err := control.Encode(c)
 	if err != nil {

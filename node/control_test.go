@@ -233,12 +233,12 @@ func TestControlOfANodeNotRunningSaysSo(t *testing.T) {
 	}
 }
 
-// TestControlWaitsForANodeThatIsStarting: a request that may wait is
-// refused while the node is not there yet and answered once it starts,
-// as the harness's request after a restart is.
-func TestControlWaitsForANodeThatIsStarting(t *testing.T) {
-	c := newTestCluster(t, testAlgorithm, 1, 2)
-	c.start(1)
+// requestRefusedOnce sends node id, at url, a rate change that may wait a
+// minute for it, and returns once the sender has been refused at least
+// once (nothing listens yet, and it keeps trying); the request's outcome
+// comes on the channel.
+func requestRefusedOnce(t *testing.T, url, secret string, id election.NodeID) <-chan error {
+	t.Helper()
 	refused := make(chan struct{}, 1)
 	refusedWhileWaiting = func() {
 		select {
@@ -249,14 +249,24 @@ func TestControlWaitsForANodeThatIsStarting(t *testing.T) {
 	t.Cleanup(func() { refusedWhileWaiting = nil })
 	answered := make(chan error, 1)
 	go func() {
-		_, err := SendControl(context.Background(), c.node(1).ClientURL(), "test", c.secret, 2, control.SetRate(2), time.Minute)
+		_, err := SendControl(context.Background(), url, "test", secret, id, control.SetRate(2), time.Minute)
 		answered <- err
 	}()
 	select {
-	case <-refused: // node 2 is not there yet, and the sender keeps asking
+	case <-refused:
 	case err := <-answered:
-		t.Fatalf("a request that may wait a minute for node 2 ended before it started: %v", err)
+		t.Fatalf("a request that may wait a minute for node %d ended before it was there: %v", id, err)
 	}
+	return answered
+}
+
+// TestControlWaitsForANodeThatIsStarting: a request that may wait is
+// refused while the node is not there yet and answered once it starts,
+// as the harness's request after a restart is.
+func TestControlWaitsForANodeThatIsStarting(t *testing.T) {
+	c := newTestCluster(t, testAlgorithm, 1, 2)
+	c.start(1)
+	answered := requestRefusedOnce(t, c.node(1).ClientURL(), c.secret, 2)
 	c.start(2)
 	if err := <-answered; err != nil {
 		t.Fatalf("a request that waits for node 2 to start: %v", err)
@@ -284,31 +294,8 @@ func TestControlWaitsForTheServerOfANodeThatIsStarting(t *testing.T) {
 	if !errors.Is(err, nats.ErrNoServers) || !strings.Contains(err.Error(), "within the 100ms waited") {
 		t.Fatalf("a request that waits 100ms, with no server all along: %v, want nats.ErrNoServers and the wait named", err)
 	}
-	refused := make(chan struct{}, 1)
-	refusedWhileWaiting = func() {
-		select {
-		case refused <- struct{}{}:
-		default:
-		}
-	}
-	t.Cleanup(func() { refusedWhileWaiting = nil })
-	answered := make(chan error, 1)
-	go func() {
-		_, err := SendControl(context.Background(), url, "test", c.secret, 1, control.SetRate(2), time.Minute)
-		answered <- err
-	}()
-	select {
-	case <-refused: // nothing listens yet, and the sender keeps trying
-	case err := <-answered:
-		t.Fatalf("a request that may wait a minute for node 1's server ended before it started: %v", err)
-	}
-	n, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.mu.Lock()
-	c.nodes[1] = n
-	c.mu.Unlock()
+	answered := requestRefusedOnce(t, url, c.secret, 1)
+	c.startConfig(cfg)
 	if err := <-answered; err != nil {
 		t.Fatalf("a request that waits for node 1's server: %v", err)
 	}
@@ -324,13 +311,7 @@ func TestAStartingClockRateHolds(t *testing.T) {
 	c := newTestCluster(t, testAlgorithm, 1)
 	cfg := c.config(1)
 	cfg.ClockRate = 0.25
-	n, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.mu.Lock()
-	c.nodes[1] = n
-	c.mu.Unlock()
+	c.startConfig(cfg)
 	r := c.control(1, control.DropFrom())
 	if r.Rate != 0.25 || math.Abs(r.ReadingMS-0.25*r.TrueMS) > 0.001 {
 		t.Fatalf("answered rate %v, reading %vms at true %vms; want a quarter of true time", r.Rate, r.ReadingMS, r.TrueMS)
