@@ -91,12 +91,19 @@ type Options struct {
 	// Progress, when set, is called after each finished schedule with the
 	// number done so far (from one goroutine at a time).
 	Progress func(done int)
+	// MaxMemory is each simulator's memory budget (sim.Options.MaxMemory:
+	// zero for the machine's default, sim.NoMemoryLimit for none). A
+	// schedule that passes it ends the exploration with an error.
+	MaxMemory int64
 }
 
 func (o Options) withDefaults() (Options, error) {
 	if len(o.Members) == 0 {
 		if o.N < 1 {
 			return o, fmt.Errorf("explore: --n %d: need at least one node", o.N)
+		}
+		if err := sim.CheckNodes(o.N, o.MaxMemory); err != nil {
+			return o, fmt.Errorf("explore: --n %d: %w", o.N, err)
 		}
 		o.Members = election.FirstIDs(o.N)
 	}
@@ -120,6 +127,10 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	// Every worker holds a cluster of its own.
+	if err := sim.CheckNodes(o.N*o.Workers, o.MaxMemory); err != nil {
+		return o, fmt.Errorf("explore: --n %d with %d workers: %w", o.N, o.Workers, err)
 	}
 	if o.Keep <= 0 {
 		o.Keep = 20
@@ -422,7 +433,7 @@ func runAll(opts Options, indexes []int, claims []check.Name) ([]Schedule, error
 			// at the end, so that a program's processes go back to its
 			// pool for the next exploration (before the pin is released:
 			// they are idle where they were started).
-			x := &session{o: opts, b: &sim.Backend{}}
+			x := &session{o: opts, b: newBackend(opts)}
 			defer x.close()
 			for i := range idx {
 				sc, err := x.runSchedule(claims, ScheduleSeed(opts.Seed, indexes[i]), nil)
@@ -469,7 +480,7 @@ func One(opts Options, seed int64, sink history.Sink) (Schedule, error) {
 	if err := spec(opts, seed).Validate(); err != nil {
 		return Schedule{}, fmt.Errorf("explore: %w", err)
 	}
-	x := &session{o: opts, b: &sim.Backend{}}
+	x := &session{o: opts, b: newBackend(opts)}
 	defer x.close()
 	sc, err := x.runSchedule(claimed(alg, opts.Quorum), seed, sink)
 	if err == nil {
@@ -525,6 +536,10 @@ type session struct {
 	// gen is the generator of the last schedule drawn.
 	gen *generator
 }
+
+// newBackend is the simulator a session plays on, within o's memory
+// budget.
+func newBackend(o Options) *sim.Backend { return &sim.Backend{MaxMemory: o.MaxMemory} }
 
 // close releases the session's machines: a program's processes go back
 // to its pool, idle, for whoever runs it next in this process.
@@ -719,7 +734,7 @@ func Replay(sc *scenario.Scenario, seed int64) ([]check.Verdict, error) {
 	if err != nil {
 		return nil, fmt.Errorf("explore: %w", err)
 	}
-	x := &session{o: o, b: &sim.Backend{}}
+	x := &session{o: o, b: newBackend(o)}
 	defer x.close()
 	if err := x.start(seed, nil); err != nil {
 		return nil, fmt.Errorf("explore: %s: %w", sc.Name, err)

@@ -1,12 +1,14 @@
 package explore
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/sim"
 )
 
 // floodMax: every node floods the highest ID it has seen; no heartbeats,
@@ -151,6 +153,24 @@ func TestBadOptionsAreRejected(t *testing.T) {
 		if _, err := Run(o); err == nil {
 			t.Errorf("%s: Run succeeded", name)
 		}
+	}
+}
+
+// An exploration whose simulators pass their memory budget ends with the
+// simulator's memory CapError, naming the schedule, rather than growing
+// until the kernel kills it; clusters that cannot fit in the budget even
+// at sim.MinNodeBytes a node, one per worker, are refused before any is
+// built.
+func TestExplorationStopsAtItsMemoryBudget(t *testing.T) {
+	o := Options{Algorithm: "bully", N: 200, Schedules: 4, Workers: 2, MaxMemory: 2 * 200 * sim.MinNodeBytes}
+	_, err := Run(o)
+	var ce *sim.CapError
+	if !errors.As(err, &ce) || ce.Cap != "memory" || !strings.Contains(err.Error(), "schedule with seed") {
+		t.Fatalf("Run past its budget: %v, want the schedule's memory CapError", err)
+	}
+	o.MaxMemory = 2*200*sim.MinNodeBytes - 1
+	if _, err := Run(o); err == nil || !strings.Contains(err.Error(), "--n 200 with 2 workers") {
+		t.Errorf("two clusters of 200 in less than their floor: %v, want a refusal naming --n and the workers", err)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/ringleader-dev/ringleader/check"
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/scenario"
-	"github.com/ringleader-dev/ringleader/sim"
 )
 
 // ShrinkOptions bound a shrink.
@@ -223,7 +222,7 @@ func (x *shrinker) try(steps []scenario.Step) bool {
 	var evidence string
 	for i, seed := range x.seeds {
 		if x.s == nil {
-			x.s = &session{o: x.o, b: &sim.Backend{}}
+			x.s = &session{o: x.o, b: newBackend(x.o)}
 		}
 		s := x.s
 		if err := s.start(seed, nil); err != nil {

@@ -23,6 +23,8 @@ type Backend struct {
 	// OmitMessages leaves send and recv records out of the history (the
 	// explorer's checkers need views and faults only).
 	OmitMessages bool
+	// MaxMemory is the simulator's memory budget (Options.MaxMemory).
+	MaxMemory int64
 
 	sim *Sim
 }
@@ -59,6 +61,7 @@ func (b *Backend) Start(ctx context.Context, spec chaos.ClusterSpec, sink histor
 		Delay:        b.delay(),
 		Loss:         b.Loss,
 		OmitMessages: b.OmitMessages,
+		MaxMemory:    b.MaxMemory,
 	}, sink)
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docker/go-units"
+
 	"github.com/ringleader-dev/ringleader/election"
 )
 
@@ -191,16 +193,24 @@ type Progress struct {
 
 // CapError says which cap stopped a run.
 type CapError struct {
-	// Cap is "time" (Limits.MaxTime) or "messages" (Limits.MaxMessages).
+	// Cap is "time" (Limits.MaxTime), "messages" (Limits.MaxMessages)
+	// or "memory" (Options.MaxMemory, in bytes).
 	Cap   string
 	Limit int64
+	// Held is, for the memory cap, what the process held when the
+	// simulator looked (bytes).
+	Held int64
 	// At is where the run stood.
 	At Progress
 }
 
 func (e *CapError) Error() string {
-	if e.Cap == "time" {
+	switch e.Cap {
+	case "time":
 		return fmt.Sprintf("stopped at the virtual-time cap of %v with the election still running (%d messages sent)", time.Duration(e.Limit), e.At.Sent)
+	case "memory":
+		return fmt.Sprintf("stopped at the memory budget of %s (the process held %s), at %v of virtual time with %d messages sent, before the machine ran out",
+			units.BytesSize(float64(e.Limit)), units.BytesSize(float64(e.Held)), e.At.Virtual.Round(time.Millisecond), e.At.Sent)
 	}
 	return fmt.Sprintf("stopped at the cap of %d messages, at %v of virtual time, with the election still running (it was about to send one more)", e.Limit, e.At.Virtual)
 }

@@ -63,6 +63,10 @@ type Options struct {
 	// fault-free run sends the election's own messages only. Faults are
 	// refused, and Loss must be zero: nothing may fail.
 	FaultFree bool
+	// MaxMemory is the memory budget in bytes (memory.go): past it,
+	// looked at every few thousand events, the run stops and Err says
+	// so with a *CapError. Zero: DefaultMaxMemory; NoMemoryLimit: none.
+	MaxMemory int64
 }
 
 // Counts are messages sent, by type and class. A broadcast counts once per
@@ -271,6 +275,15 @@ type Sim struct {
 	sink    history.Sink
 	sinkErr error
 
+	// events counts the events processed, for the memory look every
+	// memoryCheckEvery of them; budget is the memory budget in force (0:
+	// none), meter reads the process's memory, and memErr is set once
+	// the budget is passed: every run loop then stops.
+	events uint64
+	budget int64
+	meter  *memoryMeter
+	memErr *CapError
+
 	now   time.Duration
 	queue eventQueue
 	seq   uint64
@@ -383,6 +396,9 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 	if opts.FaultFree && opts.Loss > 0 {
 		return nil, fmt.Errorf("sim: loss %v in a fault-free run: with no failure detector a lost message is never replaced", opts.Loss)
 	}
+	if err := CheckNodes(len(opts.Members), opts.MaxMemory); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
 	s := &Sim{
 		alg:       alg,
 		opts:      opts,
@@ -395,6 +411,8 @@ func New(opts Options, sink history.Sink) (*Sim, error) {
 		counts:    Counts{},
 		trackFIFO: opts.Delay.Kind != DistConstant,
 		effects:   election.EffectBuffer{Reuse: true},
+		budget:    budgetOf(opts.MaxMemory),
+		meter:     newMemoryMeter(),
 	}
 	s.net = rand.New(s.netSrc)
 	// Validate the membership once here, with a fake Rand, rather than
@@ -447,7 +465,7 @@ const netStream = 0x6e6574
 // byte for byte, on a reset simulator as on a new one.
 func (s *Sim) Reset(seed int64, sink history.Sink) error {
 	s.opts.Seed = seed
-	s.sink, s.sinkErr = sink, nil
+	s.sink, s.sinkErr, s.memErr = sink, nil, nil
 	s.now, s.seq, s.gen = 0, 0, 0
 	s.queue.reset()
 	s.dropTypes()
@@ -507,9 +525,14 @@ func (s *Sim) Options() election.Options   { return s.opts.Options }
 func (s *Sim) Timing() election.Timing { return s.timing }
 
 // Err is the first error the history sink returned, or the first persist
-// the simulator refused (a Durable blob over election.MaxDurableBlob), if
-// any.
-func (s *Sim) Err() error { return s.sinkErr }
+// the simulator refused (a Durable blob over election.MaxDurableBlob), or
+// else the *CapError of a run stopped at its memory budget, if any.
+func (s *Sim) Err() error {
+	if s.sinkErr == nil && s.memErr != nil {
+		return s.memErr
+	}
+	return s.sinkErr
+}
 
 // build makes a node's next machine (a new boot). Every boot gets its own
 // random stream derived from the seed, the node and the boot number.
@@ -653,10 +676,15 @@ func (s *Sim) setView(n *node, v election.View) {
 // RunFor processes every event up to now+d and leaves the clock at now+d.
 func (s *Sim) RunFor(d time.Duration) {
 	end := s.now + d
-	for e := s.queue.popDue(end); e != nil; e = s.queue.popDue(end) {
+	for !s.tick() {
+		e := s.queue.popDue(end)
+		if e == nil {
+			s.now = end
+			return
+		}
 		s.process(e)
 	}
-	s.now = end
+	// Stopped at the memory budget: Err says so.
 }
 
 // RunUntil processes events until cond holds or d has passed; cond sees the
@@ -669,7 +697,11 @@ func (s *Sim) RunUntil(d time.Duration, cond func(chaos.State) bool) bool {
 		return true
 	}
 	s.stateChanged = false
-	for e := s.queue.popDue(end); e != nil; e = s.queue.popDue(end) {
+	for !s.tick() {
+		e := s.queue.popDue(end)
+		if e == nil {
+			break
+		}
 		s.process(e)
 		if s.stateChanged {
 			s.stateChanged = false
@@ -678,7 +710,9 @@ func (s *Sim) RunUntil(d time.Duration, cond func(chaos.State) bool) bool {
 			}
 		}
 	}
-	s.now = end
+	if s.memErr == nil { // else stopped at the memory budget: Err says so
+		s.now = end
+	}
 	return false
 }
 
@@ -730,6 +764,10 @@ func (s *Sim) runUntilQuiet(max time.Duration, w *watch) (bool, error) {
 		}
 		if w != nil && k%4096 == 0 {
 			w.report(s)
+		}
+		if s.tick() {
+			s.memErr.At.Elapsed = w.progress(s).Elapsed
+			return false, s.memErr
 		}
 		s.process(s.queue.pop())
 		if s.overCap {
@@ -1214,6 +1252,11 @@ func (s *Sim) send(from *node, m *election.Message) {
 func (s *Sim) sendTo(from *node, m *election.Message, ti int32) {
 	if s.maxSent > 0 && s.counts.Total() >= s.maxSent {
 		s.overCap = true
+		return
+	}
+	if s.tick() {
+		// Past the memory budget: one step can send a message to
+		// every node (n² at a Bully start), so sends count too.
 		return
 	}
 	m.From = from.id

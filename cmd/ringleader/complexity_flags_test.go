@@ -47,8 +47,14 @@ func TestComplexityCapsNameTheFlagThatRaisesThem(t *testing.T) {
 	}{
 		{"--max-messages", "100", "cap of 100 messages"},
 		{"--max-time", "50ms", "virtual-time cap of 50ms"},
+		// Bully's start sends n² messages at once: 4.4 million for 2,100.
+		{"--max-memory", "64MiB", "memory budget of 64MiB"},
 	} {
-		args := []string{"sim", "complexity", "--algorithm", "changroberts", "--n", "200", "--arrangement", "worst", c.flag, c.value}
+		alg, n := "changroberts", "200"
+		if c.flag == "--max-memory" {
+			alg, n = "bully", "2100"
+		}
+		args := []string{"sim", "complexity", "--algorithm", alg, "--n", n, "--arrangement", "worst", c.flag, c.value}
 		r := ringleader(t, args...)
 		r.wantCode(t, 1, args...)
 		if !strings.Contains(r.stderr, c.want) || !strings.Contains(r.stderr, "raise the cap with "+c.flag) {
@@ -57,4 +63,23 @@ func TestComplexityCapsNameTheFlagThatRaisesThem(t *testing.T) {
 	}
 	args := []string{"sim", "complexity", "--algorithm", "hs", "--n", "8", "--max-messages", "0"}
 	ringleader(t, args...).wantCode(t, 2, args...)
+}
+
+// A size no budget holds is refused before its IDs are laid out (10¹¹ of
+// them were 800 GB, and the runtime's fatal "out of memory"), naming --n
+// and the flag that raises the budget; so is a budget that is not a size.
+func TestComplexityRefusesAClusterBeyondItsMemoryBudget(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--n", "100000000000"}, "--n 100000000000: 100000000000 nodes need at least 23.28TiB"},
+		{[]string{"--n", "1000", "--max-memory", "100KiB"}, "over the memory budget of 100KiB; lower --n or raise --max-memory"},
+		{[]string{"--n", "8", "--max-memory", "-3"}, `--max-memory "-3": want a size`},
+	} {
+		args := append([]string{"sim", "complexity", "--algorithm", "peterson"}, c.args...)
+		r := ringleader(t, args...)
+		r.wantCode(t, 2, args...)
+		wantContains(t, "stderr", r.stderr, c.want)
+	}
 }

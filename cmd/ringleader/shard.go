@@ -24,25 +24,39 @@ import (
 	"github.com/ringleader-dev/ringleader/election"
 	"github.com/ringleader-dev/ringleader/explore"
 	"github.com/ringleader-dev/ringleader/internal/progress"
+	"github.com/ringleader-dev/ringleader/sim"
 )
 
 // shardFlags checks --shard and --processes against each other and the
 // flags they cannot go with, and returns the shard to run.
 func shardFlags(shard string, processes int, shrink bool, hist string, asJSON bool) (explore.Shard, error) {
+	var sh explore.Shard
+	if shard != "" {
+		var err error
+		if sh, err = explore.ParseShard(shard); err != nil {
+			return sh, err
+		}
+	}
 	switch {
 	case processes < 0:
 		return explore.Shard{}, fmt.Errorf("--processes %d: need at least one (or 0 for the default)", processes)
+	case processes > maxProcesses():
+		return explore.Shard{}, fmt.Errorf("--processes %d: more than this machine's %d CPU(s) can run side by side (at most %d, four a CPU); use --shard to spread an exploration over machines", processes, runtime.NumCPU(), maxProcesses())
 	case processes > 1 && shard != "":
 		return explore.Shard{}, fmt.Errorf("--processes and --shard both given: --processes runs every shard itself")
 	case (processes > 1 || shard != "") && (shrink || hist != ""):
 		return explore.Shard{}, fmt.Errorf("--shrink and --history play schedules in this process: not with --shard or --processes")
 	case shard != "" && !asJSON:
 		return explore.Shard{}, fmt.Errorf("--shard %s: add --json, the form --merge reads", shard)
-	case shard == "":
-		return explore.Shard{}, nil
 	}
-	return explore.ParseShard(shard)
+	return sh, nil
 }
+
+// maxProcesses is the most --processes may ask for: four per CPU. Each
+// process is a runtime with a simulator per worker; past a few per CPU
+// they only take turns, and a thousand of them (a typo) would fill the
+// machine's memory before its first schedule.
+func maxProcesses() int { return 4 * runtime.NumCPU() }
 
 // mergeExplore is sim explore --merge FILE...: each file holds the --json
 // output of one shard; the merged summary is printed as a whole run's,
@@ -112,14 +126,14 @@ func printMerged(parts []exploreJSON, longest time.Duration, asJSON bool, stdout
 func exploreProcesses(given, workers, schedules int, alg election.Algorithm, inThisProcess bool) int {
 	switch {
 	case given > 0:
-		return given
+		return min(given, schedules) // a process with no schedule would start for nothing
 	case !alg.OneAtATime || inThisProcess:
 		return 1
 	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	return max(1, min(workers, schedules))
+	return max(1, min(workers, schedules, maxProcesses()))
 }
 
 // exploreInProcesses runs sim explore with args as n child processes of
@@ -128,7 +142,7 @@ func exploreProcesses(given, workers, schedules int, alg election.Algorithm, inT
 // determinism.go), so on raft the processes run side by side where the
 // workers of one process take turns. The children's counts of finished
 // schedules add up on this process's progress meter.
-func exploreInProcesses(args []string, n, workers, schedules int, asJSON bool, stdout, stderr io.Writer) int {
+func exploreInProcesses(args []string, n, workers, schedules int, maxMemory int64, asJSON bool, stdout, stderr io.Writer) int {
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(stderr, "ringleader sim explore: --processes: %v\n", err)
@@ -137,7 +151,9 @@ func exploreInProcesses(args []string, n, workers, schedules int, asJSON bool, s
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	base := append([]string{"sim", "explore"}, withoutFlags(args, "processes", "workers", "json")...)
+	base := append([]string{"sim", "explore"}, withoutFlags(args, "processes", "workers", "json", "max-memory")...)
+	// The budget is the machine's, shared by the children.
+	base = slices.Clip(append(base, "--max-memory", childBudget(maxMemory, n))) // each child's append copies
 	start := time.Now()
 	parts := make([]exploreJSON, n)
 	errs := make([]error, n)
@@ -168,6 +184,21 @@ func exploreInProcesses(args []string, n, workers, schedules int, asJSON bool, s
 		return 1
 	}
 	return printMerged(parts, time.Since(start), asJSON, stdout, stderr)
+}
+
+// childBudget is --max-memory for each of n children sharing the budget
+// maxMemory asks for (as sim.Options.MaxMemory).
+func childBudget(maxMemory int64, n int) string {
+	if maxMemory < 0 {
+		return "none"
+	}
+	if maxMemory == 0 {
+		maxMemory = sim.DefaultMaxMemory()
+		if maxMemory == 0 {
+			return "none" // unknown here: none for the children either
+		}
+	}
+	return strconv.FormatInt(max(maxMemory/int64(n), 1), 10)
 }
 
 // runShard runs one child and reads its result. Exit status 1 with a

@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/ringleader-dev/ringleader/election"
+	"github.com/ringleader-dev/ringleader/sim"
 )
 
 // TestExploreInProcessesAndMergedShardsFindWhatOneProcessFinds: the same
@@ -52,6 +54,11 @@ func TestShardFlagMistakes(t *testing.T) {
 		{[]string{"--shard", "0/2", "--processes", "2", "--json"}, "--processes and --shard both given"},
 		{[]string{"--processes", "2", "--shrink"}, "not with --shard or --processes"},
 		{[]string{"--processes", "-1"}, "--processes -1: need at least one (or 0 for the default)"},
+		{[]string{"--processes", "100000"}, "--processes 100000: more than this machine's"},
+		{[]string{"--shard", "x"}, `shard "x": want i/n`}, // what is wrong with it before what goes with it
+		{[]string{"--workers", "-1"}, "--workers -1: want a count of schedules at once"},
+		{[]string{"--max-memory", "lots"}, `--max-memory "lots": want a size`},
+		{[]string{"--n", "100000000000"}, "--n 100000000000: 100000000000 nodes need at least"},
 	} {
 		args := append([]string{"sim", "explore", "--algorithm", "bully", "--schedules", "2"}, c.args...)
 		r := ringleader(t, args...)
@@ -130,5 +137,26 @@ func TestWithoutFlags(t *testing.T) {
 	got := withoutFlags([]string{"--algorithm", "raft", "--processes", "2", "-workers=3", "--json", "--n", "5", "--json=true"}, "processes", "workers", "json")
 	if want := []string{"--algorithm", "raft", "--n", "5"}; !slices.Equal(got, want) {
 		t.Fatalf("withoutFlags = %q, want %q", got, want)
+	}
+}
+
+// The memory budget is the machine's: --processes N gives each child an
+// N-th of it, and no budget stays none.
+func TestChildrenShareTheMemoryBudget(t *testing.T) {
+	for _, c := range []struct {
+		maxMemory int64
+		n         int
+		want      string
+	}{
+		{8 << 30, 2, "4294967296"},
+		{sim.NoMemoryLimit, 3, "none"},
+		{0, 4, strconv.FormatInt(sim.DefaultMaxMemory()/4, 10)},
+	} {
+		if sim.DefaultMaxMemory() == 0 && c.maxMemory == 0 {
+			c.want = "none"
+		}
+		if got := childBudget(c.maxMemory, c.n); got != c.want {
+			t.Errorf("childBudget(%d, %d) = %s, want %s", c.maxMemory, c.n, got, c.want)
+		}
 	}
 }

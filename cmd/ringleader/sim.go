@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -45,14 +46,14 @@ Subcommands:
 Run 'ringleader help sim SUBCOMMAND' for a subcommand's flags and exit status.
 `
 
-const simComplexityUsage = `Usage: ringleader sim complexity --algorithm A --n N [--option NAME=VALUE]... [--ids 3,1,4,... | --arrangement best|worst|random --seed S] [--json] [--heartbeats] [--max-time D] [--max-messages M]
+const simComplexityUsage = `Usage: ringleader sim complexity --algorithm A --n N [--option NAME=VALUE]... [--ids 3,1,4,... | --arrangement best|worst|random --seed S] [--json] [--heartbeats] [--max-time D] [--max-messages M] [--max-memory SIZE]
 
 One fault-free election, every node starting at once, run until quiet;
 prints the election messages against the published formula. --n takes a
 list (--n 4,8,16) for one row per size. Nothing fails, so no failure
 detector runs unless --heartbeats asks for it; a run that passes --max-time
-of virtual time or --max-messages stops with an error, and a run longer
-than two seconds prints progress on stderr.
+of virtual time, --max-messages or --max-memory stops with an error, and a
+run longer than two seconds prints progress on stderr.
 
 Exit status: 0 every election ended quiet and agreed, 1 one did not, hit a
 cap or failed, 2 bad flags.
@@ -74,7 +75,8 @@ file that 'ringleader run' passes exactly when the failure reproduces, in
 the simulator or in containers (for a program that needs an interpreter
 there, --image names the image that holds it, written into the files).
 Progress goes to stderr: a bar with rate and time left on a terminal, a
-line every few seconds otherwise.
+line every few seconds otherwise. A schedule whose simulator passes
+--max-memory ends the exploration with an error.
 
 Exit status: 0 every claimed property held, 1 one failed (or the work
 failed), 2 bad flags.
@@ -151,6 +153,21 @@ func parseNs(s string) ([]int, error) {
 	return out, nil
 }
 
+// memoryHint is what to add to err when the memory budget stopped a run.
+func memoryHint(err error) string {
+	var capped *sim.CapError
+	if errors.As(err, &capped) && capped.Cap == "memory" {
+		return "; raise it with --max-memory (or --max-memory none), or lower --n or --workers"
+	}
+	return ""
+}
+
+// maxMemoryFlag is --max-memory of the sim commands: the simulation's
+// memory budget (sim.ParseMaxMemory reads it).
+func maxMemoryFlag(fs *flag.FlagSet) *string {
+	return fs.String("max-memory", "", "stop with an error when this process holds more memory than this, rather than be killed by the kernel: a size (8GiB, 512MiB) or none; default: 80% of the memory available at the start")
+}
+
 func runSimComplexity(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("complexity", simComplexityUsage)
 	algName := fs.String("algorithm", "", "algorithm name (required)")
@@ -165,11 +182,16 @@ func runSimComplexity(args []string, stdout, stderr io.Writer) int {
 	heartbeats := fs.Bool("heartbeats", false, "run the failure detector too (heartbeats, pings, hop acknowledgements), counted as maintenance; without it only the election's own messages are sent")
 	maxTime := fs.Duration("max-time", sim.DefaultMaxTime, "stop with an error when the election is still running after this much virtual time")
 	maxMessages := fs.Int("max-messages", sim.DefaultMaxMessages, "stop with an error when the election has sent this many messages (every class) and still runs; -1: no cap")
+	maxMemFlag := maxMemoryFlag(fs)
 	if status, done := parseFlagsTo(fs, args, stderr); done {
 		return status
 	}
 	if fs.NArg() > 0 {
 		return badFlag(stderr, "complexity", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	maxMemory, err := sim.ParseMaxMemory(*maxMemFlag)
+	if err != nil {
+		return badFlag(stderr, "complexity", err)
 	}
 	if *maxTime <= 0 {
 		return badFlag(stderr, "complexity", fmt.Errorf("--max-time %v: must be positive", *maxTime))
@@ -216,6 +238,11 @@ func runSimComplexity(args []string, stdout, stderr io.Writer) int {
 			return badFlag(stderr, "complexity", err)
 		}
 		for _, n := range ns {
+			// Before the ring is laid out: n IDs alone can be more
+			// than the machine holds.
+			if err := sim.CheckNodes(n, maxMemory); err != nil {
+				return badFlag(stderr, "complexity", fmt.Errorf("--n %d: %w; lower --n or raise --max-memory", n, err))
+			}
 			ids, err := sim.Arrange(*arrangement, n, *seed)
 			if err != nil {
 				return badFlag(stderr, "complexity", err)
@@ -241,17 +268,14 @@ func runSimComplexity(args []string, stdout, stderr io.Writer) int {
 			}
 			fmt.Fprintln(stderr, line)
 		}}
-		opts := sim.Options{Algorithm: alg.Name, Quorum: q, Options: algOpts, Seed: *seed, Delay: d, FaultFree: !*heartbeats}
+		opts := sim.Options{Algorithm: alg.Name, Quorum: q, Options: algOpts, Seed: *seed, Delay: d, FaultFree: !*heartbeats, MaxMemory: maxMemory}
 		c, err := sim.RunComplexityWithin(opts, ids, lim)
 		if drawn {
 			fmt.Fprintln(stderr)
 			drawn = false
 		}
 		if capped, ok := err.(*sim.CapError); ok {
-			flag := "--max-messages"
-			if capped.Cap == "time" {
-				flag = "--max-time"
-			}
+			flag := map[string]string{"time": "--max-time", "messages": "--max-messages", "memory": "--max-memory"}[capped.Cap]
 			fmt.Fprintf(stderr, "ringleader sim complexity: %s n=%d: %v; raise the cap with %s\n", alg.Name, len(ids), capped, flag)
 			return 1
 		}
@@ -357,6 +381,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	shrinkSeeds := fs.Int("shrink-seeds", 3, "with --shrink: a candidate must fail on this many simulator seeds")
 	shrinkBudget := fs.Int("shrink-budget", 300, "with --shrink: at most this many candidates per schedule")
 	shrinkTime := fs.Duration("shrink-time", 2*time.Minute, "with --shrink: stop shrinking after this long in all, keeping the smallest schedules found")
+	maxMemFlag := maxMemoryFlag(fs)
 	if status, done := parseFlagsTo(fs, args, stderr); done {
 		return status
 	}
@@ -367,6 +392,10 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 		return badFlag(stderr, "explore", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
 	shard, err := shardFlags(*shardFlag, *processes, *shrink, *hist, *asJSON)
+	if err != nil {
+		return badFlag(stderr, "explore", err)
+	}
+	maxMemory, err := sim.ParseMaxMemory(*maxMemFlag)
 	if err != nil {
 		return badFlag(stderr, "explore", err)
 	}
@@ -409,6 +438,8 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case *n < 1:
 		return badFlag(stderr, "explore", fmt.Errorf("--n %d: need at least one node", *n))
+	case *workers < 0:
+		return badFlag(stderr, "explore", fmt.Errorf("--workers %d: want a count of schedules at once, or 0 for one per CPU", *workers))
 	case *engines < 1 || *engines > *n:
 		return badFlag(stderr, "explore", fmt.Errorf("--engines %d: want 1 to --n (%d): every engine holds a node", *engines, *n))
 	case *schedules < 1:
@@ -418,6 +449,11 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	case *hist != "" && *schedules != 1:
 		return badFlag(stderr, "explore", fmt.Errorf("--history needs --schedules 1 (it records one schedule)"))
 	}
+	// Before the member list is made: --n IDs alone can be more than the
+	// machine holds. explore.Run checks again with its workers counted.
+	if err := sim.CheckNodes(*n, maxMemory); err != nil {
+		return badFlag(stderr, "explore", fmt.Errorf("--n %d: %w; lower --n or raise --max-memory", *n, err))
+	}
 	if !checkOutputs(stderr, "sim explore",
 		outputPath{flag: "--history", path: *hist, kind: outpath.File, ours: &outpath.HistoryFile},
 		outputPath{flag: "--save", path: *save, kind: outpath.Dir}) {
@@ -426,7 +462,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	opts := explore.Options{
 		Algorithm: alg.Name, N: *n, Quorum: q, Options: algOpts, Schedules: *schedules, Seed: *seed,
 		MaxFaults: *faults, Workers: *workers, Image: *image, Shard: shard,
-		Unpinned:  !*pin,
+		Unpinned: !*pin, MaxMemory: maxMemory,
 		Placement: chaos.RoundRobin(election.FirstIDs(*n), *engines),
 	}
 	if *kindList != "" {
@@ -451,7 +487,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 		return exploreOne(opts, *hist, *asJSON, stdout, stderr)
 	}
 	if p := exploreProcesses(*processes, *workers, *schedules, alg, *shardFlag != "" || *shrink); p > 1 {
-		return exploreInProcesses(args, p, *workers, *schedules, *asJSON, stdout, stderr)
+		return exploreInProcesses(args, p, *workers, *schedules, maxMemory, *asJSON, stdout, stderr)
 	}
 
 	start := time.Now()
@@ -463,7 +499,7 @@ func runSimExplore(args []string, stdout, stderr io.Writer) int {
 	res, err := explore.Run(opts)
 	meter.Done()
 	if err != nil {
-		fmt.Fprintf(stderr, "ringleader sim explore: %v\n", err)
+		fmt.Fprintf(stderr, "ringleader sim explore: %v%s\n", err, memoryHint(err))
 		return 1
 	}
 	elapsed := time.Since(start)
