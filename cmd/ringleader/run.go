@@ -150,7 +150,7 @@ func runCmd(args []string) int {
 		return 2
 	}
 	if f.attach == "" && w.capacity != nil {
-		if code := checkCapacity(scs, w, f.engines); code != 0 {
+		if code := checkCapacity(scs, w, f.engines, f.parallel, f.repeat); code != 0 {
 			return code
 		}
 	}
@@ -348,7 +348,7 @@ func absOr(p string) string {
 // the world's machine cannot hold (w.capacity), or, spread over the
 // engines listed (--engines), a machine holding several of them cannot
 // (w.spreadCapacity).
-func checkCapacity(scs []*scenario.Scenario, w world, engines string) int {
+func checkCapacity(scs []*scenario.Scenario, w world, engines string, parallel, repeat int) int {
 	largest := scs[0]
 	for _, sc := range scs {
 		if len(sc.Members()) > len(largest.Members()) {
@@ -358,6 +358,14 @@ func checkCapacity(scs []*scenario.Scenario, w world, engines string) int {
 	ctx := context.Background()
 	if err := w.capacity(ctx, len(largest.Members())); err != nil {
 		return usageError("run", "%s: %v", largest.File, err)
+	}
+	// An explicit --parallel puts that many clusters on the engine at
+	// once, which must fit as one cluster would (the default is chosen
+	// to fit).
+	if together, runs := nodesAtOnce(scs, parallel, repeat); runs > 1 && together > len(largest.Members()) {
+		if err := w.capacity(ctx, together); err != nil {
+			return usageError("run", "--parallel %d: %d runs at once hold %d nodes together; lower it, or leave it out to have it chosen to fit. %v", parallel, runs, together, err)
+		}
 	}
 	if engines != "" && w.spreadCapacity != nil {
 		es, err := connectEngines(ctx, engines)
@@ -376,6 +384,29 @@ func checkCapacity(scs []*scenario.Scenario, w world, engines string) int {
 		}
 	}
 	return 0
+}
+
+// nodesAtOnce is how many nodes the largest runs that --parallel puts
+// side by side hold together, and how many runs that is (each scenario
+// counted once per repetition: --repeat, or its own repeat:).
+func nodesAtOnce(scs []*scenario.Scenario, parallel, repeat int) (nodes, runs int) {
+	var sizes []int
+	for _, sc := range scs {
+		reps := max(sc.Repeat, 1)
+		if repeat > 0 {
+			reps = repeat
+		}
+		for range min(reps, max(parallel, 1)) { // no more than run at once
+			sizes = append(sizes, len(sc.Members()))
+		}
+	}
+	slices.Sort(sizes)
+	slices.Reverse(sizes)
+	runs = min(max(parallel, 1), len(sizes))
+	for _, n := range sizes[:runs] {
+		nodes += n
+	}
+	return nodes, runs
 }
 
 // hastyTiming is a note for a scenario that gives a large cluster a
