@@ -337,10 +337,9 @@ func Run(opts Options) (Result, error) {
 	if err := spec(opts, opts.Seed).Validate(); err != nil {
 		return Result{}, fmt.Errorf("explore: %w", err)
 	}
-	indexes := opts.Shard.indexes(opts.Schedules)
 	res := Result{
 		Algorithm: alg.Name, N: len(opts.Members), Quorum: string(opts.Quorum), Options: opts.Options, Seed: opts.Seed,
-		Schedules: len(indexes), Claimed: claimed(alg, opts.Quorum), Failures: map[check.Name]int{},
+		Schedules: opts.Shard.size(opts.Schedules), Claimed: claimed(alg, opts.Quorum), Failures: map[check.Name]int{},
 	}
 	if opts.Shard.Count > 0 {
 		res.Shard, res.Of = opts.Shard.String(), opts.Schedules
@@ -360,35 +359,8 @@ func Run(opts Options) (Result, error) {
 		defer debug.SetGCPercent(prev)
 	}
 
-	results, err := runAll(opts, indexes, res.Claimed)
-	if err != nil {
+	if err := runAll(opts, res.Claimed, res.count); err != nil {
 		return Result{}, err
-	}
-
-	claimsSplit := slices.Contains(res.Claimed, check.NoSplitBrain)
-	for _, sc := range results {
-		for _, f := range sc.Failed {
-			res.Failures[f]++
-		}
-		if len(sc.Failed) > 0 {
-			res.FailedSchedules++
-			if len(res.Failing) < opts.Keep {
-				res.Failing = append(res.Failing, sc)
-			}
-		}
-		if sc.SplitBrain {
-			res.SplitBrainSchedules++
-			if !claimsSplit && len(res.SplitBrain) < opts.Keep {
-				res.SplitBrain = append(res.SplitBrain, sc)
-			}
-		}
-		if sc.EpochConflict {
-			res.EpochConflictSchedules++
-		}
-		if sc.StaleLeader {
-			res.StaleLeaderSchedules++
-		}
-		res.SimulatedSeconds += sc.Simulated.Seconds()
 	}
 	if err := checkReplays(opts, alg, &res); err != nil {
 		return Result{}, err
@@ -403,22 +375,62 @@ func Run(opts Options) (Result, error) {
 	return res, nil
 }
 
-// runAll plays the schedules with these indexes. Workers take them from
-// a channel; results are put back in index order, so the report is the
-// same whatever the parallelism. The error is the first schedule that
-// could not be started.
-func runAll(opts Options, indexes []int, claims []check.Name) ([]Schedule, error) {
-	results := make([]Schedule, len(indexes))
-	errs := make([]error, len(indexes))
+// count adds one schedule's outcome to the result. Schedules are counted
+// in index order, so the schedules kept (the first Keep failing and
+// split-brain ones) are the same whatever the parallelism.
+func (res *Result) count(sc Schedule, keep int) {
+	for _, f := range sc.Failed {
+		res.Failures[f]++
+	}
+	if len(sc.Failed) > 0 {
+		res.FailedSchedules++
+		if len(res.Failing) < keep {
+			res.Failing = append(res.Failing, sc)
+		}
+	}
+	if sc.SplitBrain {
+		res.SplitBrainSchedules++
+		if !slices.Contains(res.Claimed, check.NoSplitBrain) && len(res.SplitBrain) < keep {
+			res.SplitBrain = append(res.SplitBrain, sc)
+		}
+	}
+	if sc.EpochConflict {
+		res.EpochConflictSchedules++
+	}
+	if sc.StaleLeader {
+		res.StaleLeaderSchedules++
+	}
+	res.SimulatedSeconds += sc.Simulated.Seconds()
+}
+
+// chunkSchedules is how many schedules runAll hands out before it counts
+// them: the results it holds at once (a few hundred bytes each), however
+// many schedules the exploration has; three thousand million had taken
+// 12 GB after 37 s, none yet played. A variable for the test that moves
+// it.
+var chunkSchedules = 4096
+
+// runAll plays the shard's schedules and counts each (count, in index
+// order, with opts.Keep). Workers take schedules from a channel, a chunk
+// at a time; a chunk's results are counted in index order once it is
+// done, so the report is the same whatever the parallelism, and memory
+// does not grow with the schedules. The error is the first schedule that
+// could not be started; no chunk after its own is played.
+func runAll(opts Options, claims []check.Name, count func(Schedule, int)) error {
+	total := opts.Shard.size(opts.Schedules)
+	chunk := min(total, chunkSchedules)
+	results := make([]Schedule, chunk)
+	errs := make([]error, chunk)
 	idx := make(chan int)
-	var wg sync.WaitGroup
+	var wg, played sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
 	var cpus []int // where workers are pinned: a program's exploration only
 	if alg, err := election.Lookup(opts.Algorithm); err == nil && alg.External && !opts.Unpinned {
 		cpus = cpupin.Allowed()
 	}
-	for w := 0; w < min(opts.Workers, max(len(indexes), 1)); w++ {
+	base := 0 // the shard's index of results[0]
+	for w := 0; w < min(opts.Workers, max(total, 1)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -436,8 +448,9 @@ func runAll(opts Options, indexes []int, claims []check.Name) ([]Schedule, error
 			x := &session{o: opts, b: newBackend(opts)}
 			defer x.close()
 			for i := range idx {
-				sc, err := x.runSchedule(claims, ScheduleSeed(opts.Seed, indexes[i]), nil)
-				sc.Index = indexes[i]
+				k := opts.Shard.index(base + i)
+				sc, err := x.runSchedule(claims, ScheduleSeed(opts.Seed, k), nil)
+				sc.Index = k
 				errs[i] = err
 				if !sc.kept() {
 					x.spare = sc // its lists serve the next schedule
@@ -450,20 +463,28 @@ func runAll(opts Options, indexes []int, claims []check.Name) ([]Schedule, error
 					opts.Progress(done)
 					mu.Unlock()
 				}
+				played.Done()
 			}
 		}()
 	}
-	for i := range indexes {
-		idx <- i
-	}
-	close(idx)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	defer wg.Wait()
+	defer close(idx)
+	for ; base < total; base += chunk {
+		n := min(chunk, total-base)
+		played.Add(n)
+		for i := range n {
+			idx <- i
+		}
+		played.Wait() // base and results are the workers' again after this
+		for i := range n {
+			if errs[i] != nil {
+				return errs[i]
+			}
+			count(results[i], opts.Keep)
+			results[i], errs[i] = Schedule{}, nil
 		}
 	}
-	return results, nil
+	return nil
 }
 
 // One runs the single schedule with the given seed, writing its full history

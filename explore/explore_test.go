@@ -144,6 +144,50 @@ func TestSchedulesUseEveryKindOfFault(t *testing.T) {
 	}
 }
 
+// The schedules are played and counted a chunk at a time, so that memory
+// does not grow with their number; where the chunks end changes nothing:
+// the same counts, the same schedules kept in the same order, the same
+// replays, with one worker or several, in a shard or whole.
+func TestExplorationDoesNotDependOnWhereChunksEnd(t *testing.T) {
+	o := Options{Algorithm: "test-floodmax", N: 5, Schedules: 61, Seed: 5, Workers: 3, Keep: 50}
+	whole, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.FailedSchedules < 10 {
+		t.Fatalf("%d failing schedules of 61: the test wants more to keep", whole.FailedSchedules)
+	}
+	defer func(n int) { chunkSchedules = n }(chunkSchedules)
+	for _, chunk := range []int{1, 7, 60} {
+		chunkSchedules = chunk
+		for _, workers := range []int{1, 4} {
+			o.Workers = workers
+			got, err := Run(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, whole) {
+				t.Errorf("chunks of %d, %d workers:\n%+v\nwant, in one chunk:\n%+v", chunk, workers, got, whole)
+			}
+		}
+	}
+	// A shard's part, in chunks of 7, is what it is in one chunk.
+	o.Shard = Shard{Index: 2, Count: 3}
+	chunkSchedules = 7
+	a, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunkSchedules = 4096
+	b, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) || a.Schedules != 20 {
+		t.Errorf("shard 2/3 of 61 in chunks of 7 and of 4096 differ, or hold %d schedules, not 20:\n%+v\n%+v", a.Schedules, a, b)
+	}
+}
+
 func TestBadOptionsAreRejected(t *testing.T) {
 	for name, o := range map[string]Options{
 		"unknown algorithm": {Algorithm: "nope", N: 3, Schedules: 1},

@@ -54,15 +54,17 @@ func (s Shard) String() string {
 	return strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count)
 }
 
-// indexes are the schedule indexes of this shard among total.
-func (s Shard) indexes(total int) []int {
+// size is how many of total schedules are this shard's.
+func (s Shard) size(total int) int {
 	step, first := max(s.Count, 1), s.Index
-	out := make([]int, 0, (total-first+step-1)/step)
-	for k := first; k < total; k += step {
-		out = append(out, k)
+	if first >= total {
+		return 0
 	}
-	return out
+	return (total - first + step - 1) / step
 }
+
+// index is the schedule index of this shard's k-th schedule.
+func (s Shard) index(k int) int { return s.Index + k*max(s.Count, 1) }
 
 // Merge puts the Results of every shard of one exploration together: the
 // Result the exploration run whole would give, its first keep failing and
