@@ -19,7 +19,7 @@ func Limits() []Limit {
 		{"`cluster.nodes`, `cluster.ids`", fmt.Sprintf("1 to %d nodes (`MaxNodes`)", MaxNodes)},
 		{"node IDs", "positive whole numbers, each listed once, members of the cluster"},
 		{"`cluster.timing`", "positive durations with a unit; suspicion longer than heartbeat"},
-		{"`repeat`", "a whole number ≥ 1"},
+		{"`repeat`", fmt.Sprintf("1 to %d (`MaxRepeat`; a batch of `ringleader run` holds at most as many runs, `harness.MaxRuns`)", MaxRepeat)},
 		{"`seed`", "a whole number from 0 to 2⁶³−1"},
 		{"`steps`", "at least one; one operation per step"},
 		{"durations (`wait`, `within`, `for`, `liveness_bound`)", "positive, with a unit (`500ms`, `2s`)"},

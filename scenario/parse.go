@@ -55,6 +55,10 @@ func (es Errors) Error() string {
 // a 2-core machine; the simulator runs far more.
 const MaxNodes = 1024
 
+// MaxRepeat bounds repeat: each run keeps its result in memory until the
+// batch ends (harness.MaxRuns, the same bound over a whole batch).
+const MaxRepeat = 10_000
+
 // MaxNameLen bounds a scenario's name: it names the store directory, and
 // a DNS label (a container's host name) holds 63 characters.
 const MaxNameLen = 63
@@ -341,7 +345,12 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 		s.Cluster = p.cluster(n)
 	}
 	if n, ok := f["repeat"]; ok {
-		s.Repeat, _ = p.int(n, "repeat", 1)
+		if v, ok := p.int(n, "repeat", 1); ok {
+			if v > MaxRepeat {
+				p.errf(n, "repeat", "want a whole number from 1 to %d (each run's result is kept until the batch ends), got %d", MaxRepeat, v)
+			}
+			s.Repeat = v
+		}
 	}
 	if n, ok := f["liveness_bound"]; ok {
 		s.LivenessBound, _ = p.duration(n, "liveness_bound")

@@ -151,6 +151,7 @@ func TestParseErrorsNameFileLineFieldAndWhatIsValid(t *testing.T) {
 		{"unknown checker", "name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\ncheckers: [agreemnt]\n", "bad.yaml:4: checkers[0]:", "valid: agreement"},
 		{"expect_checkers value", "name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\nexpect_checkers: {no-split-brain: broken}\n", "bad.yaml:4: expect_checkers.no-split-brain:", "pass or fail"},
 		{"repeat zero", "name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\nrepeat: 0\n", "bad.yaml:4: repeat:", "≥ 1"},
+		{"repeat too many", "name: x\ncluster: {algorithm: stub-bully, nodes: 3}\nsteps: [heal]\nrepeat: 10001\n", "bad.yaml:4: repeat:", "from 1 to 10000"},
 		{"yaml syntax", "name: x\ncluster: [\n", "bad.yaml:2: yaml:", "did not find"},
 		{"empty file", "", "bad.yaml:0: scenario:", "empty"},
 		{"partition all on one side", base + "  - heal\n  - partition: {groups: [[1, 2, 3], [3]]}\n", "bad.yaml:5: steps[2].partition:", "cuts no link"},

@@ -79,6 +79,7 @@ func TestTheSameMistakeGetsTheSameShapeEverywhere(t *testing.T) {
 		mistake{[]string{"run", "--backend", "x"}, `ringleader run: --backend "x": want docker or sim (see 'ringleader help run')`},
 		mistake{[]string{"run", "--backend", "sim", "--parallel", "-1"}, `ringleader run: --parallel -1: want a count of runs at once, or 0 for the machine's default (see 'ringleader help run')`},
 		mistake{[]string{"run", "--attach", "compose", "--parallel", "2"}, `ringleader run: --attach plays every run on the one running cluster, one at a time; drop --parallel 2 (see 'ringleader help run')`},
+		mistake{[]string{"run", "--backend", "sim", "--repeat", "10001", "../../scenarios/bridge.yaml"}, `ringleader run: 10001 runs (1 scenario(s), --repeat or each one's repeat:): a batch holds at most 10000`},
 		mistake{[]string{"compare", "--backend", "x"}, `ringleader compare: --backend "x": want docker or sim (see 'ringleader help compare')`},
 	)
 	for _, c := range cases {

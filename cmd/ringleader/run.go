@@ -149,6 +149,9 @@ func runCmd(args []string) int {
 	if scs = fitWorld(scs, w); scs == nil {
 		return 2
 	}
+	if runs := (harness.Batch{Scenarios: scs, Repeat: f.repeat}).Runs(); runs > harness.MaxRuns {
+		return usageError("run", "%d runs (%d scenario(s), --repeat or each one's repeat:): a batch holds at most %d, each keeping its result until the batch ends; for many fault schedules, use 'ringleader sim explore', which keeps counts", runs, len(scs), harness.MaxRuns)
+	}
 	if f.attach == "" && w.capacity != nil {
 		if code := checkCapacity(scs, w, f.engines, f.parallel, f.repeat); code != 0 {
 			return code
