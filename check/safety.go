@@ -121,6 +121,7 @@ func StaleOverlaps(t *Timeline, ivs []LeaderInterval) []Overlap {
 // splitOverlaps finds every pairwise overlap of leader intervals and cuts it
 // at the pair's pause boundaries into acting and stale pieces.
 func splitOverlaps(t *Timeline, ivs []LeaderInterval) (acting, stale []Overlap) {
+	ps := pausesOf(t)
 	for i, a := range ivs {
 		for _, b := range ivs[i+1:] {
 			if !b.Start.Before(a.End) {
@@ -138,7 +139,7 @@ func splitOverlaps(t *Timeline, ivs []LeaderInterval) (acting, stale []Overlap) 
 				pair[0], pair[1] = pair[1], pair[0]
 			}
 			open := a.Open && b.Open && end.Equal(t.End)
-			for _, piece := range pausePieces(t, pair, start, end) {
+			for _, piece := range ps.pieces(pair, start, end) {
 				o := Overlap{Nodes: pair, Start: piece.start, End: piece.end, Offset: rel(t, piece.start),
 					Duration: piece.end.Sub(piece.start), Open: open && piece.end.Equal(end), Paused: piece.paused}
 				o.Millis = ms(o.Duration)
@@ -161,12 +162,51 @@ type piece struct {
 	paused     []election.NodeID
 }
 
-// pausePieces cuts [start, end) wherever either node of pair is paused or
+// pauses are each node's paused spans in time order (a lane's states are
+// contiguous and in order), found once for all the overlaps a judgement
+// cuts: a schedule with thousands of faults has thousands of overlaps,
+// and finding the spans anew for each, and again for each piece, was
+// quadratic (30,000 faults: 1.5 GB allocated).
+type pauses map[election.NodeID][]StateSpan
+
+func pausesOf(t *Timeline) pauses {
+	ps := pauses{}
+	for i := range t.Lanes {
+		l := &t.Lanes[i]
+		for _, s := range l.States {
+			if s.State == Paused {
+				ps[l.Node] = append(ps[l.Node], s)
+			}
+		}
+	}
+	return ps
+}
+
+// meeting are n's paused spans that end after start and begin before
+// end: the only ones that can cut [start, end) or hold a piece of it.
+func (ps pauses) meeting(n election.NodeID, start, end time.Time) []StateSpan {
+	spans := ps[n]
+	i := sort.Search(len(spans), func(i int) bool { return spans[i].End.After(start) })
+	j := i
+	for j < len(spans) && spans[j].Start.Before(end) {
+		j++
+	}
+	return spans[i:j]
+}
+
+// pausedAt reports whether n is paused at the instant at.
+func (ps pauses) pausedAt(n election.NodeID, at time.Time) bool {
+	spans := ps[n]
+	i := sort.Search(len(spans), func(i int) bool { return spans[i].End.After(at) })
+	return i < len(spans) && !at.Before(spans[i].Start)
+}
+
+// pieces cuts [start, end) wherever either node of pair is paused or
 // resumed, and names the paused nodes of each piece.
-func pausePieces(t *Timeline, pair [2]election.NodeID, start, end time.Time) []piece {
+func (ps pauses) pieces(pair [2]election.NodeID, start, end time.Time) []piece {
 	cuts := []time.Time{start, end}
 	for _, n := range pair {
-		for _, s := range pausedSpans(t, n) {
+		for _, s := range ps.meeting(n, start, end) {
 			for _, c := range []time.Time{s.Start, s.End} {
 				if c.After(start) && c.Before(end) {
 					cuts = append(cuts, c)
@@ -180,7 +220,7 @@ func pausePieces(t *Timeline, pair [2]election.NodeID, start, end time.Time) []p
 	for i := 0; i+1 < len(cuts); i++ {
 		p := piece{start: cuts[i], end: cuts[i+1]}
 		for _, n := range pair {
-			if pausedAt(t, n, p.start) {
+			if ps.pausedAt(n, p.start) {
 				p.paused = append(p.paused, n)
 			}
 		}
@@ -192,29 +232,6 @@ func pausePieces(t *Timeline, pair [2]election.NodeID, start, end time.Time) []p
 		out = append(out, p)
 	}
 	return out
-}
-
-func pausedSpans(t *Timeline, n election.NodeID) []StateSpan {
-	l := t.Lane(n)
-	if l == nil {
-		return nil
-	}
-	var out []StateSpan
-	for _, s := range l.States {
-		if s.State == Paused {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func pausedAt(t *Timeline, n election.NodeID, at time.Time) bool {
-	for _, s := range pausedSpans(t, n) {
-		if !at.Before(s.Start) && at.Before(s.End) {
-			return true
-		}
-	}
-	return false
 }
 
 func laterOf(a, b time.Time) time.Time {
