@@ -64,8 +64,9 @@ type Options struct {
 	// refused, and Loss must be zero: nothing may fail.
 	FaultFree bool
 	// MaxMemory is the memory budget in bytes (memory.go): past it,
-	// looked at every few thousand events, the run stops and Err says
-	// so with a *CapError. Zero: DefaultMaxMemory; NoMemoryLimit: none.
+	// looked at every few thousand events and messages sent, the run
+	// stops and Err says so with a *CapError. Zero: DefaultMaxMemory;
+	// NoMemoryLimit: none.
 	MaxMemory int64
 }
 
@@ -275,8 +276,8 @@ type Sim struct {
 	sink    history.Sink
 	sinkErr error
 
-	// events counts the events processed, for the memory look every
-	// memoryCheckEvery of them; budget is the memory budget in force (0:
+	// events counts the events processed and messages sent, for the
+	// memory look every memoryCheckEvery of them; budget is the memory budget in force (0:
 	// none), meter reads the process's memory, and memErr is set once
 	// the budget is passed: every run loop then stops.
 	events uint64
@@ -673,7 +674,8 @@ func (s *Sim) setView(n *node, v election.View) {
 	}
 }
 
-// RunFor processes every event up to now+d and leaves the clock at now+d.
+// RunFor processes every event up to now+d and leaves the clock at now+d,
+// unless the memory budget stops it first (Err then says so).
 func (s *Sim) RunFor(d time.Duration) {
 	end := s.now + d
 	for !s.tick() {
