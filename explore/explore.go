@@ -98,16 +98,22 @@ type Options struct {
 }
 
 func (o Options) withDefaults() (Options, error) {
+	if len(o.Members) > 0 {
+		o.N = len(o.Members)
+	} else if o.N < 1 {
+		return o, fmt.Errorf("explore: --n %d: need at least one node", o.N)
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	// Every worker holds a cluster of its own; checked before the member
+	// list is made, which alone can be more than the machine holds.
+	if err := sim.CheckNodes(o.N*o.Workers, o.MaxMemory); err != nil {
+		return o, fmt.Errorf("explore: --n %d with %d workers: %w", o.N, o.Workers, err)
+	}
 	if len(o.Members) == 0 {
-		if o.N < 1 {
-			return o, fmt.Errorf("explore: --n %d: need at least one node", o.N)
-		}
-		if err := sim.CheckNodes(o.N, o.MaxMemory); err != nil {
-			return o, fmt.Errorf("explore: --n %d: %w", o.N, err)
-		}
 		o.Members = election.FirstIDs(o.N)
 	}
-	o.N = len(o.Members)
 	alg, err := election.Lookup(o.Algorithm)
 	if err != nil {
 		return o, fmt.Errorf("explore: %w", err)
@@ -124,13 +130,6 @@ func (o Options) withDefaults() (Options, error) {
 	o.Timing = o.Timing.WithDefaults()
 	if o.Quiet <= 0 {
 		o.Quiet = check.DefaultLivenessBound(o.Timing)
-	}
-	if o.Workers <= 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
-	// Every worker holds a cluster of its own.
-	if err := sim.CheckNodes(o.N*o.Workers, o.MaxMemory); err != nil {
-		return o, fmt.Errorf("explore: --n %d with %d workers: %w", o.N, o.Workers, err)
 	}
 	if o.Keep <= 0 {
 		o.Keep = 20

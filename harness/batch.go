@@ -100,8 +100,9 @@ type job struct {
 // Many more fault schedules are what sim explore is for: it keeps counts.
 const MaxRuns = scenario.MaxRepeat
 
-// repeats is how many times the batch runs sc.
-func (b Batch) repeats(sc *scenario.Scenario) int {
+// Repeats is how many times the batch runs sc: Repeat, or else sc's own
+// repeat:.
+func (b Batch) Repeats(sc *scenario.Scenario) int {
 	if b.Repeat > 0 {
 		return b.Repeat
 	}
@@ -112,7 +113,7 @@ func (b Batch) repeats(sc *scenario.Scenario) int {
 func (b Batch) Runs() int {
 	n := 0
 	for _, sc := range b.Scenarios {
-		n += b.repeats(sc)
+		n += b.Repeats(sc)
 	}
 	return n
 }
@@ -121,7 +122,7 @@ func (b Batch) Runs() int {
 func (b Batch) jobs() []*job {
 	var js []*job
 	for _, sc := range b.Scenarios {
-		reps := b.repeats(sc)
+		reps := b.Repeats(sc)
 		seed := b.Seed
 		if sc.Seed != nil && !b.SeedSet {
 			seed = *sc.Seed

@@ -391,15 +391,12 @@ func checkCapacity(scs []*scenario.Scenario, w world, engines string, parallel, 
 
 // nodesAtOnce is how many nodes the largest runs that --parallel puts
 // side by side hold together, and how many runs that is (each scenario
-// counted once per repetition: --repeat, or its own repeat:).
+// counted once per repetition, as the batch runs it).
 func nodesAtOnce(scs []*scenario.Scenario, parallel, repeat int) (nodes, runs int) {
+	b := harness.Batch{Repeat: repeat}
 	var sizes []int
 	for _, sc := range scs {
-		reps := max(sc.Repeat, 1)
-		if repeat > 0 {
-			reps = repeat
-		}
-		for range min(reps, max(parallel, 1)) { // no more than run at once
+		for range min(b.Repeats(sc), max(parallel, 1)) { // no more than run at once
 			sizes = append(sizes, len(sc.Members()))
 		}
 	}
